@@ -1,0 +1,122 @@
+"""Observation encoding: the seat-relative feature vector of any trick-taking game.
+
+The layout is built from the rules object's sizes, so one encoder serves every variant
+(DESIGN.md "Observations"). Seats are rotated so that the observer is relative seat 0 and the
+next player clockwise is relative seat 1; sides are rotated so that the observer's side is
+first. Card blocks hold one 0/1 entry per card id.
+
+Layout (``ObservationEncoder.layout``, name -> slice of the float32 vector):
+
+* ``hand`` (C): the observer's cards.
+* ``played`` (N×C): cards each relative seat has played this hand, the current trick included
+  (so voids can be inferred).
+* ``trick`` (N×C): the card each relative seat has played to the current trick.
+* one C block per public card set of the variant (``PUBLIC_CARD_SETS``, e.g. ``turn_up``).
+* ``leader`` (N), ``current_player`` (N), ``dealer`` (N): one-hot relative seats.
+* ``trump`` (5): one-hot suit C, D, H, S, or the last entry for no trump.
+* ``phase`` (P): one-hot of the rules' ``PHASES``.
+* ``tricks_won`` (N): tricks each relative seat won this hand, divided by the hand size.
+* ``tricks_by_side`` (S): the same per relative side.
+* ``scores`` (S): cumulative game score per relative side, divided by ``score_scale``.
+* ``games_won`` (S): games won in the match per relative side.
+* ``hand_in_game`` (1): hands completed in this game, divided by 16.
+* ``trick_number`` (1): tricks completed this hand, divided by the hand size.
+
+C = card actions of the game (52 or 54), N = players, S = sides, P = phases.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from whist_env.rules.base import TrickTakingGame
+
+_WORD = 0xFFFF_FFFF_FFFF_FFFF
+
+
+def bits_to_array(masks: list[int], width: int) -> np.ndarray:
+    """Unpack bitmasks into a ``(len(masks), width)`` uint8 0/1 array (``width`` ≤ 64)."""
+    words = np.array(masks, dtype="<u8")
+    return np.unpackbits(words.view(np.uint8), bitorder="little").reshape(len(masks), 64)[:, :width]
+
+
+def mask_to_int8(mask: int, n: int) -> np.ndarray:
+    """Action bitmask → int8 0/1 array of length ``n``."""
+    nwords = (n + 63) // 64
+    words = np.array([(mask >> (64 * i)) & _WORD for i in range(nwords)], dtype="<u8")
+    return np.unpackbits(words.view(np.uint8), bitorder="little")[:n].astype(np.int8)
+
+
+class ObservationEncoder:
+    """Encodes a rules object's state as seen by one seat.
+
+    Args:
+        game: the rules object; only its public attributes are read, and of the hidden cards
+            only the observer's own hand.
+        score_scale: divisor of the score features (e.g. the target score).
+    """
+
+    def __init__(self, game: TrickTakingGame, score_scale: float) -> None:
+        self.game = game
+        self.score_scale = float(score_scale)
+        n, s, c = game.num_players, game.num_sides, game.NUM_CARD_ACTIONS
+        self.num_card_blocks = 1 + 2 * n + len(game.PUBLIC_CARD_SETS)
+        sizes = [("hand", c), ("played", n * c), ("trick", n * c)]
+        sizes += [(name, c) for name in game.PUBLIC_CARD_SETS]
+        sizes += [("leader", n), ("current_player", n), ("dealer", n), ("trump", 5), ("phase", len(game.PHASES))]
+        sizes += [("tricks_won", n), ("tricks_by_side", s), ("scores", s), ("games_won", s)]
+        sizes += [("hand_in_game", 1), ("trick_number", 1)]
+        self.layout: dict[str, slice] = {}
+        start = 0
+        for name, size in sizes:
+            self.layout[name] = slice(start, start + size)
+            start += size
+        self.size = start
+        self.binary_size = self.layout["tricks_won"].start  # everything before is 0/1
+        self._phase_index = {p: i for i, p in enumerate(game.PHASES)}
+
+    def encode(self, seat: int) -> np.ndarray:
+        """Observation vector of ``seat``: float32 array of shape ``(size,)``."""
+        g = self.game
+        n, c = g.num_players, g.NUM_CARD_ACTIONS
+        order = [(seat + r) % n for r in range(n)]
+        trick_masks = [0] * n
+        for p, card in g.trick:
+            trick_masks[(p - seat) % n] = 1 << card
+        masks = [g.hands[seat]] + [g.played[p] for p in order] + trick_masks + g.public_card_sets(seat)
+        out = np.zeros(self.size, dtype=np.float32)
+        nb = self.num_card_blocks * c
+        out[:nb] = bits_to_array(masks, c).ravel()
+        lay = self.layout
+        out[lay["leader"].start + (g.leader - seat) % n] = 1.0
+        if g.current_player is not None:
+            out[lay["current_player"].start + (g.current_player - seat) % n] = 1.0
+        out[lay["dealer"].start + (g.dealer - seat) % n] = 1.0
+        out[lay["trump"].start + (4 if g.trump is None else g.trump)] = 1.0
+        out[lay["phase"].start + self._phase_index[g.phase]] = 1.0
+        hs = float(g.HAND_SIZE)
+        t0 = lay["tricks_won"].start
+        for r, p in enumerate(order):
+            out[t0 + r] = g.tricks_won[p] / hs
+        sides = g.num_sides
+        own = g.side_of(seat)
+        by_side = g.tricks_by_side()
+        s0, c0, w0 = lay["tricks_by_side"].start, lay["scores"].start, lay["games_won"].start
+        for r in range(sides):
+            side = (own + r) % sides
+            out[s0 + r] = by_side[side] / hs
+            out[c0 + r] = g.scores[side] / self.score_scale
+            out[w0 + r] = g.games_won[side]
+        out[lay["hand_in_game"].start] = g.hand_in_game / 16.0
+        out[lay["trick_number"].start] = g.trick_number / hs
+        return out
+
+    def bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)`` float32 arrays for a ``gymnasium.spaces.Box``."""
+        low = np.full(self.size, -np.inf, dtype=np.float32)
+        high = np.full(self.size, np.inf, dtype=np.float32)
+        low[: self.binary_size] = 0.0
+        high[: self.binary_size] = 1.0
+        for name in ("tricks_won", "tricks_by_side", "trick_number", "games_won", "hand_in_game"):
+            low[self.layout[name]] = 0.0
+        return low, high

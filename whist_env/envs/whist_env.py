@@ -1,0 +1,194 @@
+"""The one PettingZoo AEC environment class that drives any rules object (DESIGN.md ``envs/``)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+from pettingzoo import AECEnv
+
+from whist_env.envs.encoding import ObservationEncoder, mask_to_int8
+from whist_env.envs.render import render_table
+from whist_env.rules.base import TrickTakingGame
+
+
+class WhistEnv(AECEnv):
+    """A Whist-family game as a PettingZoo AEC environment.
+
+    Agents ``player_0 … player_{N-1}`` sit clockwise (seat = the number in the name).
+
+    * Observation: ``{"observation": float32 (D,), "action_mask": int8 (A,)}``; the vector is
+      seat-relative, its layout is :meth:`observation_layout` (see ``whist_env.envs.encoding``).
+    * Actions: ``Discrete(A)``; card actions are card ids, later ids are the game's other actions
+      (:meth:`action_label`, :meth:`action_id`).
+    * Rewards (RULES.md §1.9) are paid to every agent on the step that ends a hand.
+    * ``reset(seed, options={"hands": {agent: [card, ...]}, "dealer": agent, <extra>: ...})``
+      fixes the first deal; ``ValueError`` on a broken deal.
+    * Infos (every agent, every step): ``phase``, ``hand_number``, ``tricks_won``, ``score``,
+      ``hand_points``; ``last_trick`` when a trick completes; ``winners`` when the game ends.
+
+    Raises:
+        ValueError: on an unknown or invalid rule option (at construction), and on an illegal
+            action (in :meth:`step`; nothing is changed).
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "name": "whist", "is_parallelizable": False, "render_fps": 1}
+
+    def __init__(self, rules_cls: type[TrickTakingGame], render_mode: str | None = None, **options: Any) -> None:
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        self.game = rules_cls(**options)
+        self.metadata = dict(self.metadata, name=f"{rules_cls.NAME}_v0")
+        self.render_mode = render_mode
+        self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
+        self.agents = list(self.possible_agents)
+        self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self.encoder = ObservationEncoder(self.game, getattr(self.game.options, "target_score", 10) or 10)
+        low, high = self.encoder.bounds()
+        n_act = self.game.num_actions
+        obs_space = spaces.Dict(
+            {
+                "observation": spaces.Box(low=low, high=high, dtype=np.float32),
+                "action_mask": spaces.Box(low=0, high=1, shape=(n_act,), dtype=np.int8),
+            }
+        )
+        self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        self.action_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
+        self._rng = np.random.default_rng()
+        self.viewer: str | None = None
+        self._started = False
+
+    # ------------------------------------------------------------------ spaces and labels
+    def observation_space(self, agent: str) -> spaces.Space:
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent: str) -> spaces.Space:
+        return self.action_spaces[agent]
+
+    def observation_layout(self) -> dict[str, slice]:
+        """Name -> slice of the observation vector (see ``whist_env.envs.encoding``)."""
+        return dict(self.encoder.layout)
+
+    def action_label(self, action: int) -> str:
+        """Label of an action id (``"QH"``, ``"pass"``, ``"bid:3"`` …); ``ValueError`` if unknown."""
+        return self.game.action_label(int(action))
+
+    def action_id(self, label: str) -> int:
+        """Action id of a label; ``ValueError`` if unknown."""
+        return self.game.action_id(label)
+
+    # ------------------------------------------------------------------ reset / step
+    def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        if seed is not None:
+            self._rng = np.random.default_rng(seed)
+        deal = self._translate_deal(options) if options else None
+        self.game.reset(self._rng, deal)
+        self._started = True
+        self.agents = list(self.possible_agents)
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        info = self._info(None)
+        self.infos = {a: info for a in self.agents}
+        self.agent_selection = self.possible_agents[self.game.current_player]
+
+    def _translate_deal(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        deal = dict(options)
+        if "hands" in deal and deal["hands"] is not None:
+            hands = deal["hands"]
+            if not isinstance(hands, Mapping):
+                raise ValueError('options["hands"] must map agent names to lists of card strings')
+            unknown = sorted(set(hands) - set(self.possible_agents))
+            if unknown:
+                raise ValueError(f"unknown agent(s) {unknown} in options['hands']; agents: {self.possible_agents}")
+            deal["hands"] = {self._seat[a]: list(cards) for a, cards in hands.items()}
+        if "dealer" in deal and deal["dealer"] is not None:
+            if deal["dealer"] not in self._seat:
+                raise ValueError(f"unknown dealer {deal['dealer']!r}; agents: {self.possible_agents}")
+            deal["dealer"] = self._seat[deal["dealer"]]
+        return deal
+
+    def step(self, action: int | None) -> None:
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            self._was_dead_step(action)
+            return
+        if action is None:
+            raise ValueError(f"{agent} is still playing: a None action is only allowed after the episode ended")
+        outcome = self.game.apply(action)  # raises ValueError, state unchanged
+        g = self.game
+        self._cumulative_rewards[agent] = 0.0
+        if outcome.rewards is not None:
+            self.rewards = {a: outcome.rewards[i] for i, a in enumerate(self.agents)}
+        else:
+            self.rewards = dict.fromkeys(self.agents, 0.0)
+        if g.done:
+            self.terminations = dict.fromkeys(self.agents, True)
+        elif g.truncated:
+            self.truncations = dict.fromkeys(self.agents, True)
+        info = self._info(outcome.last_trick)
+        self.infos = {a: info for a in self.agents}
+        if g.current_player is not None:
+            self.agent_selection = self.possible_agents[g.current_player]
+        else:
+            self.agent_selection = self.possible_agents[(self._seat[agent] + 1) % g.num_players]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def _info(self, last_trick: dict | None) -> dict[str, Any]:
+        g = self.game
+        names = self.possible_agents
+        info: dict[str, Any] = {
+            "phase": g.phase,
+            "hand_number": g.hand_number,
+            "tricks_won": {a: g.tricks_won[i] for i, a in enumerate(names)},
+            "score": {a: g.scores[g.side_of(i)] for i, a in enumerate(names)},
+            "hand_points": {a: g.last_hand_points[g.side_of(i)] for i, a in enumerate(names)},
+        }
+        if last_trick is not None:
+            from whist_env.engine.cards import card_to_str
+
+            info["last_trick"] = {
+                "cards": {names[s]: card_to_str(c) for s, c in last_trick["cards"].items()},
+                "leader": names[last_trick["leader"]],
+                "winner": names[last_trick["winner"]],
+            }
+        if g.done:
+            info["winners"] = [names[s] for s in g.winners]
+        return info
+
+    # ------------------------------------------------------------------ views
+    def observe(self, agent: str) -> dict[str, np.ndarray]:
+        seat = self._seat[agent]
+        mask = self.game.legal_actions() if self.game.current_player == seat else 0
+        return {"observation": self.encoder.encode(seat), "action_mask": mask_to_int8(mask, self.game.num_actions)}
+
+    def information_state(self, agent: str) -> Mapping[str, Any]:
+        """What ``agent`` may know (own hand, public events); never another's hidden cards.
+
+        Seats in the view are ints (``player_i`` is seat ``i``). See
+        :meth:`whist_env.rules.base.TrickTakingGame.information_state`.
+        """
+        return self.game.information_state(self._seat[agent])
+
+    def render(self) -> str | None:
+        """ANSI table from the point of view of ``self.viewer`` (default: the agent to act)."""
+        if self.render_mode is None:
+            import gymnasium
+
+            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+            return None
+        viewer = self.viewer or self.agent_selection
+        text = render_table(self.game, self._seat[viewer], self.possible_agents)
+        if self.render_mode == "human":
+            print(text)
+            return None
+        return text
+
+    def close(self) -> None:
+        pass

@@ -1,0 +1,434 @@
+"""The generic trick-taking game state machine that every variant specialises.
+
+Pure game logic, usable without PettingZoo (RULES.md §1). A variant subclasses
+:class:`TrickTakingGame`, declares its options dataclass, and fills in the deal, the ranking
+context and the hand scoring; the base class runs tricks (§1.4), the optional revoke mode
+(§2.9), game / match / episode progression, rewards (§1.9) and the public event log.
+
+Seats are ints ``0 … num_players-1``; sides are ints (``seat % 2`` in partnership games,
+the seat itself otherwise). Hands and card sets are bitmasks (``whist_env.engine.cards``).
+"""
+
+from __future__ import annotations
+
+import warnings
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any
+
+import numpy as np
+
+from whist_env.engine.cards import card_to_str, cards_of, mask_from_strs, mask_to_str
+from whist_env.engine.tricks import TrickContext, is_revoke, legal_cards, led_suit, natural_context, trick_winner
+from whist_env.rules.options import CommonOptions, build_options
+
+PLAY = "play"
+GAME_OVER = "game_over"
+
+
+@dataclass(frozen=True)
+class FixedDeal:
+    """A deal fixed by the caller (``reset(options=...)``), already validated.
+
+    Attributes:
+        hands: bitmask per seat, or ``None`` for a random deal.
+        dealer: dealer seat, or ``None`` to use the game's rule.
+        extras: the game's own extras (e.g. ``"turn_up"``) as given, card texts.
+    """
+
+    hands: tuple[int, ...] | None
+    dealer: int | None
+    extras: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class StepOutcome:
+    """What one applied action caused.
+
+    Attributes:
+        last_trick: ``{"cards": {seat: card}, "leader": seat, "winner": seat}`` when a trick
+            was completed by this action, else ``None``.
+        hand_points: points per side from the hand scored by this action (or the score change
+            caused by an annulled hand), else ``None``.
+        rewards: reward per seat (RULES.md §1.9) when a hand ended or the game ended, else ``None``.
+    """
+
+    last_trick: dict | None = None
+    hand_points: tuple[int, ...] | None = None
+    rewards: tuple[float, ...] | None = None
+
+
+class TrickTakingGame:
+    """Base class of a variant's rules.
+
+    Public read-only state (read by the environment, the observation encoder and tests):
+
+    * ``hands``: list of bitmasks per seat; ``played``: cards each seat played this hand;
+      ``trick``: list of ``(seat, card)`` of the trick in progress; ``leader``;
+      ``current_player`` (``None`` when the game is over); ``tricks_won`` per seat this hand;
+      ``trick_number`` (0-based).
+    * ``ctx`` (:class:`TrickContext` of the hand), ``trump`` (suit or ``None``).
+    * ``dealer``, ``hand_number`` (0-based, every deal of the episode counts),
+      ``hand_in_game``, ``game_number``, ``scores`` and ``games_won`` per side,
+      ``last_hand_points`` per side.
+    * ``phase`` (one of ``PHASES``), ``done``, ``truncated``, ``winners`` (list of seats).
+    """
+
+    NAME = "trick_taking"
+    OPTIONS: type = CommonOptions
+    NUM_PLAYERS = 4
+    PARTNERSHIPS = True
+    NUM_CARD_ACTIONS = 52
+    HAND_SIZE = 13
+    PHASES: tuple[str, ...] = (PLAY, GAME_OVER)
+    #: Names of the public card sets of :meth:`public_card_sets`, in order.
+    PUBLIC_CARD_SETS: tuple[str, ...] = ()
+    #: Extra keys accepted in a fixed deal besides ``hands`` and ``dealer``.
+    DEAL_EXTRAS: tuple[str, ...] = ()
+
+    def __init__(self, **options: Any) -> None:
+        self.options = build_options(self.OPTIONS, options)
+        self.num_players = self.NUM_PLAYERS
+        self.num_sides = 2 if self.PARTNERSHIPS else self.NUM_PLAYERS
+        self.num_actions = self.NUM_CARD_ACTIONS
+        self.rng = np.random.default_rng()
+        self._reset_state()
+
+    # ----------------------------------------------------------------- seats and sides
+    def side_of(self, seat: int) -> int:
+        """Side (partnership 0/1, or the seat itself in individual games) of ``seat``."""
+        return seat % 2 if self.PARTNERSHIPS else seat
+
+    def seats_of(self, side: int) -> list[int]:
+        """Seats of ``side``."""
+        return [s for s in range(self.num_players) if self.side_of(s) == side]
+
+    def left(self, seat: int) -> int:
+        """Next seat clockwise (RULES.md §1.2)."""
+        return (seat + 1) % self.num_players
+
+    # ----------------------------------------------------------------- lifecycle
+    def _reset_state(self) -> None:
+        n = self.num_players
+        self.hands = [0] * n
+        self.dealt = [0] * n
+        self.played = [0] * n
+        self.trick: list[tuple[int, int]] = []
+        self.tricks_won = [0] * n
+        self.trick_number = 0
+        self.leader = 0
+        self.current_player: int | None = None
+        self.ctx: TrickContext = natural_context()
+        self.trump: int | None = None
+        self.dealer = 0
+        self.hand_number = 0
+        self.hand_in_game = 0
+        self.game_number = 0
+        self.scores = [0] * self.num_sides
+        self.games_won = [0] * self.num_sides
+        self.last_hand_points = [0] * self.num_sides
+        self.phase = PLAY
+        self.done = False
+        self.truncated = False
+        self.winners: list[int] = []
+        self.events: list[tuple] = []
+        self.pending_revokes: list[tuple[int, int]] = []
+
+    def reset(self, rng: np.random.Generator, deal: Mapping[str, Any] | None = None) -> None:
+        """Start a new episode.
+
+        Args:
+            rng: the random generator for deals and the first dealer.
+            deal: optional fixed first deal: ``{"hands": {seat: [card text, ...]}, "dealer": seat,
+                <extra>: ...}``; later hands are dealt at random from ``rng``.
+        Raises:
+            ValueError: on an inconsistent deal (a card twice, a wrong count, an unknown card or
+                key), leaving the previous state untouched.
+        """
+        fixed = self._parse_deal(deal) if deal is not None else None
+        self.rng = rng
+        self._reset_state()
+        first = getattr(self.options, "first_dealer", None)
+        if fixed is not None and fixed.dealer is not None:
+            first = fixed.dealer
+        self.dealer = int(rng.integers(self.num_players)) if first is None else first
+        self._start_hand(fixed)
+
+    def _parse_deal(self, deal: Mapping[str, Any]) -> FixedDeal:
+        allowed = {"hands", "dealer", *self.DEAL_EXTRAS}
+        unknown = sorted(set(deal) - allowed)
+        if unknown:
+            # PettingZoo's api_test resets with a foreign options dict; like Gymnasium envs, ignore
+            # keys that are not ours, but say so.
+            warnings.warn(f"ignoring unknown reset option(s) {unknown}; known: {sorted(allowed)}", stacklevel=3)
+            deal = {k: v for k, v in deal.items() if k in allowed}
+        dealer = deal.get("dealer")
+        if dealer is not None and not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < self.num_players):
+            raise ValueError(f"dealer must be a seat 0..{self.num_players - 1}, got {dealer!r}")
+        hands = None
+        if deal.get("hands") is not None:
+            given = deal["hands"]
+            if set(given) != set(range(self.num_players)):
+                raise ValueError(f"hands must be given for every seat 0..{self.num_players - 1}, got seats {sorted(given)}")
+            hands = []
+            seen = 0
+            for seat in range(self.num_players):
+                m = mask_from_strs(given[seat])
+                if m & ~self.deck_mask():
+                    raise ValueError(f"seat {seat}: cards {mask_to_str(m & ~self.deck_mask())} are not in this game's deck")
+                if m & seen:
+                    raise ValueError(f"card(s) {mask_to_str(m & seen)} dealt to more than one seat")
+                if m.bit_count() != self.HAND_SIZE:
+                    raise ValueError(f"seat {seat} must hold {self.HAND_SIZE} cards, got {m.bit_count()}")
+                seen |= m
+                hands.append(m)
+            hands = tuple(hands)
+        fixed = FixedDeal(hands, None if dealer is None else int(dealer), MappingProxyType(dict(deal)))
+        self._check_deal_extras(fixed)
+        return fixed
+
+    def _check_deal_extras(self, fixed: FixedDeal) -> None:
+        """Validate the game's own deal extras; raise ``ValueError``. Default: nothing to check."""
+
+    def deck_mask(self) -> int:
+        """Bitmask of the cards of this game's deck."""
+        return (1 << 52) - 1
+
+    def deck(self) -> list[int]:
+        """Card ids of the deck, lowest first."""
+        return list(cards_of(self.deck_mask()))
+
+    def _start_hand(self, fixed: FixedDeal | None) -> None:
+        n = self.num_players
+        self.played = [0] * n
+        self.trick = []
+        self.tricks_won = [0] * n
+        self.trick_number = 0
+        self.events = []
+        self.pending_revokes = []
+        self._deal(fixed)
+        self.dealt = list(self.hands)
+
+    # ----------------------------------------------------------------- hooks for variants
+    def _deal(self, fixed: FixedDeal | None) -> None:
+        """Deal the hand (set ``hands``, ``ctx``, ``trump``, ``phase``, ``leader``, ``current_player``)."""
+        raise NotImplementedError
+
+    def _score_hand(self) -> tuple[list[int], int | None]:
+        """Add the hand's points to ``scores``; return (points per side, winning side or ``None``)."""
+        raise NotImplementedError
+
+    def _legal_phase_actions(self) -> int:
+        """Legal actions of a non-play phase, as a bitmask over action ids."""
+        raise NotImplementedError(self.phase)
+
+    def _apply_phase_action(self, action: int) -> StepOutcome:
+        """Apply a legal action of a non-play phase."""
+        raise NotImplementedError(self.phase)
+
+    def _after_trick(self, winner: int) -> None:
+        """Called after a completed trick, before the end-of-hand test. Default: nothing."""
+
+    def _hand_over(self) -> bool:
+        """Whether the hand's last trick has been played."""
+        return self.hands[self.leader] == 0
+
+    def _revoke_penalty(self, score: int) -> int:
+        """Score of a side after its revoke is established (§2.9; Classic: 0)."""
+        return 0
+
+    def public_card_sets(self, seat: int) -> list[int]:
+        """Bitmasks of the variant's public card sets (names in ``PUBLIC_CARD_SETS``) seen by ``seat``."""
+        return []
+
+    # ----------------------------------------------------------------- legality
+    def legal_actions(self) -> int:
+        """Legal actions of the player to act, as a bitmask over action ids (0 when the game is over)."""
+        if self.done or self.truncated:
+            return 0
+        if self.phase == PLAY:
+            hand = self.hands[self.current_player]
+            if getattr(self.options, "allow_revoke", False):
+                return hand
+            return legal_cards(hand, led_suit([c for _, c in self.trick], self.ctx) if self.trick else None, self.ctx)
+        return self._legal_phase_actions()
+
+    def legal_action_list(self) -> list[int]:
+        """Legal action ids, ascending."""
+        return list(cards_of(self.legal_actions()))
+
+    # ----------------------------------------------------------------- stepping
+    def apply(self, action: int) -> StepOutcome:
+        """Apply ``action`` for ``current_player``.
+
+        Raises:
+            ValueError: when the action is not legal now (naming it, the phase and the legal
+                actions); nothing is changed.
+        """
+        legal = self.legal_actions()
+        if not (isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions and legal >> int(action) & 1):
+            labels = [self.action_label(a) for a in cards_of(legal)]
+            shown = self.action_label(int(action)) if isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions else repr(action)
+            raise ValueError(f"illegal action {action!r} ({shown}) in phase {self.phase!r} for seat {self.current_player}; legal: {labels}")
+        action = int(action)
+        if self.phase == PLAY:
+            return self._play_card(action)
+        return self._apply_phase_action(action)
+
+    def _play_card(self, card: int) -> StepOutcome:
+        seat = self.current_player
+        hand = self.hands[seat]
+        trick_cards = [c for _, c in self.trick]
+        led = led_suit(trick_cards, self.ctx) if trick_cards else None
+        if self.pending_revokes or getattr(self.options, "allow_revoke", False):
+            outcome = self._track_revoke(seat, card, hand, led)
+            if outcome is not None:
+                return outcome
+        self.hands[seat] = hand & ~(1 << card)
+        self.played[seat] |= 1 << card
+        self.trick.append((seat, card))
+        self.events.append(("play", seat, card))
+        if len(self.trick) < self.num_players:
+            self.current_player = (seat + 1) % self.num_players
+            return StepOutcome()
+        winner = trick_winner(self.trick, self.ctx)
+        last = {"cards": dict(self.trick), "leader": self.leader, "winner": winner}
+        self.events.append(("trick", self.leader, winner))
+        self.tricks_won[winner] += 1
+        self.trick_number += 1
+        self.trick = []
+        self.leader = winner
+        self.current_player = winner
+        self._after_trick(winner)
+        if not self._hand_over():
+            return StepOutcome(last_trick=last)
+        points, winner_side = self._score_hand()
+        return self._finish_hand(points, winner_side, last, annulled=False)
+
+    def _track_revoke(self, seat: int, card: int, hand: int, led: int | None) -> StepOutcome | None:
+        """Record and establish revokes (RULES.md §2.9); returns the outcome of an annulled hand."""
+        suit = self.ctx.eff_suit[card]
+        for p, s in self.pending_revokes:
+            if p == seat and s == suit:
+                return self._annul_hand(seat)
+        if is_revoke(hand, card, led, self.ctx):
+            self.pending_revokes.append((seat, led))
+        return None
+
+    def _annul_hand(self, revoker: int) -> StepOutcome:
+        side = self.side_of(revoker)
+        before = list(self.scores)
+        self.scores[side] = self._revoke_penalty(self.scores[side])
+        points = [a - b for a, b in zip(self.scores, before)]
+        self.events.append(("revoke", revoker))
+        return self._finish_hand(points, None, None, annulled=True)
+
+    def _finish_hand(self, points: Sequence[int], winner_side: int | None, last: dict | None, annulled: bool) -> StepOutcome:
+        self.last_hand_points = list(points)
+        game_over = False
+        if self.options.episode == "hand" and not annulled:
+            best = max(self.scores)
+            sides = [s for s in range(self.num_sides) if self.scores[s] == best]
+            self._end_episode(sides if len(sides) < self.num_sides else [])
+            game_over = True
+        elif winner_side is not None:
+            self.games_won[winner_side] += 1
+            if self.games_won[winner_side] >= (getattr(self.options, "best_of", 1) + 1) // 2:
+                self._end_episode([winner_side])
+                game_over = True
+        rewards = self._rewards(points, game_over)
+        if not game_over:
+            if self.hand_number + 1 >= self.options.max_hands:
+                self.truncated = True
+                self.current_player = None
+                self.phase = GAME_OVER
+            else:
+                if winner_side is not None:  # a new game of the match
+                    self.scores = [0] * self.num_sides
+                    self.game_number += 1
+                    self.hand_in_game = 0
+                elif not annulled:
+                    self.hand_in_game += 1
+                if not annulled:
+                    self.dealer = self.left(self.dealer)
+                self.hand_number += 1
+                self._start_hand(None)
+        return StepOutcome(last_trick=last, hand_points=tuple(points), rewards=rewards)
+
+    def _end_episode(self, winning_sides: list[int]) -> None:
+        self.done = True
+        self.phase = GAME_OVER
+        self.current_player = None
+        self.winners = [s for s in range(self.num_players) if self.side_of(s) in winning_sides]
+
+    def _rewards(self, points: Sequence[int], game_over: bool) -> tuple[float, ...]:
+        """Reward per seat for a scored hand (RULES.md §1.9)."""
+        mode = self.options.reward
+        n = self.num_players
+        if mode == "win_loss":
+            if not game_over or not self.winners:
+                return (0.0,) * n
+            return tuple(1.0 if s in self.winners else -1.0 for s in range(n))
+        own = [float(points[self.side_of(s)]) for s in range(n)]
+        if mode == "score":
+            return tuple(own)
+        total = float(sum(points))
+        others = self.num_sides - 1
+        return tuple(o - (total - o) / others for o in own)
+
+    # ----------------------------------------------------------------- labels and views
+    def action_label(self, action: int) -> str:
+        """Text label of an action id (a card's text for card actions)."""
+        if 0 <= action < self.NUM_CARD_ACTIONS:
+            return card_to_str(action)
+        raise ValueError(f"unknown action id {action!r}; actions are 0..{self.num_actions - 1}")
+
+    def action_id(self, label: str) -> int:
+        """Action id of a label (``"QH"``, ``"10h"``); ``ValueError`` on an unknown label."""
+        from whist_env.engine.cards import card_from_str
+
+        card = card_from_str(label)
+        if card >= self.NUM_CARD_ACTIONS or not self.deck_mask() >> card & 1:
+            raise ValueError(f"card {label!r} is not in this game's deck")
+        return card
+
+    def tricks_by_side(self) -> list[int]:
+        """Tricks won this hand per side."""
+        out = [0] * self.num_sides
+        for s, t in enumerate(self.tricks_won):
+            out[self.side_of(s)] += t
+        return out
+
+    def public_state(self) -> dict[str, Any]:
+        """Variant-specific public facts for ``information_state`` (card texts, ints). Default: none."""
+        return {}
+
+    def information_state(self, seat: int) -> Mapping[str, Any]:
+        """What ``seat`` may know: own hand and every public fact, never another's hidden cards.
+
+        Returns a read-only mapping: ``seat``, ``hand`` (card texts), ``dealer``, ``trump``
+        (suit letter or ``None``), ``phase``, ``hand_number``, ``scores`` (per side),
+        ``tricks_won`` (per seat), ``trick`` (current trick as ``(seat, card)``), ``leader``,
+        ``events`` (this hand's public events in order: ``("play", seat, card)``,
+        ``("trick", leader, winner)``, …) and the variant's public facts.
+        """
+        from whist_env.engine.cards import SUITS
+
+        view = {
+            "seat": seat,
+            "hand": tuple(mask_to_str(self.hands[seat])),
+            "dealer": self.dealer,
+            "trump": None if self.trump is None else SUITS[self.trump],
+            "phase": self.phase,
+            "hand_number": self.hand_number,
+            "scores": tuple(self.scores),
+            "tricks_won": tuple(self.tricks_won),
+            "trick": tuple((s, card_to_str(c)) for s, c in self.trick),
+            "leader": self.leader,
+            "events": tuple(
+                tuple(card_to_str(x) if i == 2 and e[0] == "play" else x for i, x in enumerate(e)) for e in self.events
+            ),
+        }
+        view.update(self.public_state())
+        return MappingProxyType(view)
