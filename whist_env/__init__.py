@@ -7,15 +7,28 @@ Game modules (PettingZoo convention): ``from whist_env import classic_whist_v0``
 
 from pettingzoo import register
 
-from whist_env import classic_whist_v0
+from whist_env import classic_whist_v0, cutthroat_whist_v0, german_whist_v0, minnesota_whist_v0
 from whist_env.engine.cards import card_from_str, card_to_str
 
 __version__ = "0.1.0"
 
 #: Game name -> module, for tools that pick a game by name.
-GAMES = {"classic_whist": classic_whist_v0}
+GAMES = {
+    "classic_whist": classic_whist_v0,
+    "minnesota_whist": minnesota_whist_v0,
+    "german_whist": german_whist_v0,
+    "cutthroat_whist": cutthroat_whist_v0,
+}
 
 for _name in GAMES:
     register("aec", f"whist/{_name}-v0", entry_point=f"whist_env.{_name}_v0:env")
 
-__all__ = ["GAMES", "card_from_str", "card_to_str", "classic_whist_v0"]
+__all__ = [
+    "GAMES",
+    "card_from_str",
+    "card_to_str",
+    "classic_whist_v0",
+    "cutthroat_whist_v0",
+    "german_whist_v0",
+    "minnesota_whist_v0",
+]

@@ -21,6 +21,7 @@ Layout (``ObservationEncoder.layout``, name -> slice of the float32 vector):
 * ``games_won`` (S): games won in the match per relative side.
 * ``hand_in_game`` (1): hands completed in this game, divided by 16.
 * ``trick_number`` (1): tricks completed this hand, divided by the hand size.
+* the variant's ``EXTRA_FEATURES`` (name, size), in order (e.g. Minnesota's High/Low contract).
 
 C = card actions of the game (52 or 54), N = players, S = sides, P = phases.
 """
@@ -66,6 +67,8 @@ class ObservationEncoder:
         sizes += [("leader", n), ("current_player", n), ("dealer", n), ("trump", 5), ("phase", len(game.PHASES))]
         sizes += [("tricks_won", n), ("tricks_by_side", s), ("scores", s), ("games_won", s)]
         sizes += [("hand_in_game", 1), ("trick_number", 1)]
+        sizes += list(game.EXTRA_FEATURES)
+        self.extra_start = sum(size for _, size in sizes) - sum(size for _, size in game.EXTRA_FEATURES)
         self.layout: dict[str, slice] = {}
         start = 0
         for name, size in sizes:
@@ -109,6 +112,8 @@ class ObservationEncoder:
             out[w0 + r] = g.games_won[side]
         out[lay["hand_in_game"].start] = g.hand_in_game / 16.0
         out[lay["trick_number"].start] = g.trick_number / hs
+        if g.EXTRA_FEATURES:
+            out[self.extra_start :] = g.extra_features(seat)
         return out
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from whist_env.engine.cards import SUITS, cards_of, card_to_str
+from whist_env.engine.cards import SUITS, card_to_str, cards_of
 from whist_env.rules.base import TrickTakingGame
 
 _SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}

@@ -2,5 +2,19 @@
 
 from whist_env.rules.base import StepOutcome, TrickTakingGame
 from whist_env.rules.classic import ClassicOptions, ClassicWhist
+from whist_env.rules.cutthroat import CutthroatOptions, CutthroatWhist
+from whist_env.rules.german import GermanOptions, GermanWhist
+from whist_env.rules.minnesota import MinnesotaOptions, MinnesotaWhist
 
-__all__ = ["ClassicOptions", "ClassicWhist", "StepOutcome", "TrickTakingGame"]
+__all__ = [
+    "ClassicOptions",
+    "ClassicWhist",
+    "CutthroatOptions",
+    "CutthroatWhist",
+    "GermanOptions",
+    "GermanWhist",
+    "MinnesotaOptions",
+    "MinnesotaWhist",
+    "StepOutcome",
+    "TrickTakingGame",
+]

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from whist_env.engine.cards import card_to_str, cards_of, mask_from_strs, mask_to_str
-from whist_env.engine.tricks import TrickContext, is_revoke, legal_cards, led_suit, natural_context, trick_winner
+from whist_env.engine.tricks import TrickContext, is_revoke, led_suit, legal_cards, natural_context, trick_winner
 from whist_env.rules.options import CommonOptions, build_options
 
 PLAY = "play"
@@ -82,10 +82,14 @@ class TrickTakingGame:
     NUM_CARD_ACTIONS = 52
     HAND_SIZE = 13
     PHASES: tuple[str, ...] = (PLAY, GAME_OVER)
+    #: Phases in which the player to act plays a card to the trick (RULES.md §1.4).
+    CARD_PLAY_PHASES: tuple[str, ...] = (PLAY,)
     #: Names of the public card sets of :meth:`public_card_sets`, in order.
     PUBLIC_CARD_SETS: tuple[str, ...] = ()
     #: Extra keys accepted in a fixed deal besides ``hands`` and ``dealer``.
     DEAL_EXTRAS: tuple[str, ...] = ()
+    #: ``(name, size)`` of the variant's extra numeric features (:meth:`extra_features`), in order.
+    EXTRA_FEATURES: tuple[tuple[str, int], ...] = ()
 
     def __init__(self, **options: Any) -> None:
         self.options = build_options(self.OPTIONS, options)
@@ -239,15 +243,25 @@ class TrickTakingGame:
         return 0
 
     def public_card_sets(self, seat: int) -> list[int]:
-        """Bitmasks of the variant's public card sets (names in ``PUBLIC_CARD_SETS``) seen by ``seat``."""
+        """Bitmasks of the variant's card sets visible to ``seat`` (names in ``PUBLIC_CARD_SETS``):
+        public cards, or the seat's own private knowledge (e.g. its own bid card); never another
+        player's hidden cards."""
         return []
+
+    def extra_features(self, seat: int) -> list[float]:
+        """The variant's extra numeric features seen by ``seat``, sizes as ``EXTRA_FEATURES``."""
+        return []
+
+    def _record_trick(self, winner: int) -> None:
+        """Count a completed trick for ``winner`` (German Whist counts only phase-2 tricks)."""
+        self.tricks_won[winner] += 1
 
     # ----------------------------------------------------------------- legality
     def legal_actions(self) -> int:
         """Legal actions of the player to act, as a bitmask over action ids (0 when the game is over)."""
         if self.done or self.truncated:
             return 0
-        if self.phase == PLAY:
+        if self.phase in self.CARD_PLAY_PHASES:
             hand = self.hands[self.current_player]
             if getattr(self.options, "allow_revoke", False):
                 return hand
@@ -272,7 +286,7 @@ class TrickTakingGame:
             shown = self.action_label(int(action)) if isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions else repr(action)
             raise ValueError(f"illegal action {action!r} ({shown}) in phase {self.phase!r} for seat {self.current_player}; legal: {labels}")
         action = int(action)
-        if self.phase == PLAY:
+        if self.phase in self.CARD_PLAY_PHASES:
             return self._play_card(action)
         return self._apply_phase_action(action)
 
@@ -295,7 +309,7 @@ class TrickTakingGame:
         winner = trick_winner(self.trick, self.ctx)
         last = {"cards": dict(self.trick), "leader": self.leader, "winner": winner}
         self.events.append(("trick", self.leader, winner))
-        self.tricks_won[winner] += 1
+        self._record_trick(winner)
         self.trick_number += 1
         self.trick = []
         self.leader = winner
@@ -404,6 +418,10 @@ class TrickTakingGame:
         """Variant-specific public facts for ``information_state`` (card texts, ints). Default: none."""
         return {}
 
+    def private_state(self, seat: int) -> dict[str, Any]:
+        """Variant-specific facts only ``seat`` knows (e.g. its own bid card). Default: none."""
+        return {}
+
     def information_state(self, seat: int) -> Mapping[str, Any]:
         """What ``seat`` may know: own hand and every public fact, never another's hidden cards.
 
@@ -430,5 +448,7 @@ class TrickTakingGame:
                 tuple(card_to_str(x) if i == 2 and e[0] == "play" else x for i, x in enumerate(e)) for e in self.events
             ),
         }
+        view["games_won"] = tuple(self.games_won)
         view.update(self.public_state())
+        view.update(self.private_state(seat))
         return MappingProxyType(view)

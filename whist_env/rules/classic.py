@@ -7,11 +7,12 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from whist_env.engine.cards import RANKS, SUITS, card_from_str, card_to_str, make_card, suit_of
+from whist_env.engine.cards import SUITS, card_from_str, card_to_str, make_card, suit_of
 from whist_env.engine.dealing import deal_round_robin, shuffled_deck
 from whist_env.engine.tricks import natural_context
 from whist_env.rules.base import PLAY, FixedDeal, TrickTakingGame
 from whist_env.rules.options import CommonOptions, int_at_least, is_bool, one_of, option, seat_or_none
+from whist_env.rules.scoring import fixed_hands_winner, target_winner
 
 
 def _suit_rotation(v: Any) -> str | None:
@@ -113,17 +114,10 @@ class ClassicWhist(TrickTakingGame):
         return held
 
     def _target_winner(self) -> int | None:
+        """Winner by target (§2.6); never in ``num_hands`` mode, where only the last hand decides."""
         if self.options.num_hands is not None:
             return None
-        t = self.options.target_score
-        reached = [s for s in (0, 1) if self.scores[s] >= t]
-        if not reached:
-            return None
-        if len(reached) == 2:  # §2.6: higher score wins; equal → play on (unreachable, kept)
-            if self.scores[0] == self.scores[1]:
-                return None
-            return 0 if self.scores[0] > self.scores[1] else 1
-        return reached[0]
+        return target_winner(self.scores, self.options.target_score)
 
     def _score_hand(self) -> tuple[list[int], int | None]:
         """Tricks → end test → honours → end test (RULES.md §2.5)."""
@@ -140,9 +134,8 @@ class ClassicWhist(TrickTakingGame):
                 if pts and not barred:
                     self.scores[side] += pts
             winner = self._target_winner()
-        if winner is None and self.options.num_hands is not None and self.hand_in_game + 1 >= self.options.num_hands:
-            if self.scores[0] != self.scores[1]:  # §2.6: tied totals → extra hands
-                winner = 0 if self.scores[0] > self.scores[1] else 1
+        if winner is None and self.options.num_hands is not None:  # §2.6: tied totals → extra hands
+            winner = fixed_hands_winner(self.scores, self.options.num_hands, self.hand_in_game + 1)
         return [a - b for a, b in zip(self.scores, start)], winner
 
     def public_card_sets(self, seat: int) -> list[int]:
@@ -151,8 +144,6 @@ class ClassicWhist(TrickTakingGame):
     def public_state(self) -> dict[str, Any]:
         return {
             "turn_up": None if self.turn_up is None else card_to_str(self.turn_up),
-            "games_won": tuple(self.games_won),
-            "honour_ranks": tuple(RANKS[r] for r in HONOUR_RANKS),
         }
 
 
