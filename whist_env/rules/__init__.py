@@ -5,6 +5,7 @@ from whist_env.rules.classic import ClassicOptions, ClassicWhist
 from whist_env.rules.cutthroat import CutthroatOptions, CutthroatWhist
 from whist_env.rules.german import GermanOptions, GermanWhist
 from whist_env.rules.minnesota import MinnesotaOptions, MinnesotaWhist
+from whist_env.rules.romanian import RomanianOptions, RomanianWhist
 
 __all__ = [
     "ClassicOptions",
@@ -15,6 +16,8 @@ __all__ = [
     "GermanWhist",
     "MinnesotaOptions",
     "MinnesotaWhist",
+    "RomanianOptions",
+    "RomanianWhist",
     "StepOutcome",
     "TrickTakingGame",
 ]

@@ -93,8 +93,8 @@ class TrickTakingGame:
 
     def __init__(self, **options: Any) -> None:
         self.options = build_options(self.OPTIONS, options)
-        self.num_players = self.NUM_PLAYERS
-        self.num_sides = 2 if self.PARTNERSHIPS else self.NUM_PLAYERS
+        self.num_players = getattr(self.options, "num_players", self.NUM_PLAYERS)
+        self.num_sides = 2 if self.PARTNERSHIPS else self.num_players
         self.num_actions = self.NUM_CARD_ACTIONS
         self.rng = np.random.default_rng()
         self._reset_state()
@@ -153,11 +153,19 @@ class TrickTakingGame:
         fixed = self._parse_deal(deal) if deal is not None else None
         self.rng = rng
         self._reset_state()
-        first = getattr(self.options, "first_dealer", None)
-        if fixed is not None and fixed.dealer is not None:
-            first = fixed.dealer
-        self.dealer = int(rng.integers(self.num_players)) if first is None else first
+        self.dealer = self._first_dealer(fixed)
         self._start_hand(fixed)
+
+    def _first_dealer(self, fixed: FixedDeal | None) -> int:
+        """Dealer of the first hand: the fixed deal's, else option ``first_dealer``, else random (§1.3)."""
+        if fixed is not None and fixed.dealer is not None:
+            return fixed.dealer
+        first = getattr(self.options, "first_dealer", None)
+        return int(self.rng.integers(self.num_players)) if first is None else first
+
+    def _fixed_hand_size(self, deal: Mapping[str, Any]) -> int:
+        """Cards each seat must hold in a fixed first deal. Default: ``HAND_SIZE``."""
+        return self.HAND_SIZE
 
     def _parse_deal(self, deal: Mapping[str, Any]) -> FixedDeal:
         allowed = {"hands", "dealer", *self.DEAL_EXTRAS}
@@ -172,6 +180,7 @@ class TrickTakingGame:
             raise ValueError(f"dealer must be a seat 0..{self.num_players - 1}, got {dealer!r}")
         hands = None
         if deal.get("hands") is not None:
+            size = self._fixed_hand_size(deal)
             given = deal["hands"]
             if set(given) != set(range(self.num_players)):
                 raise ValueError(f"hands must be given for every seat 0..{self.num_players - 1}, got seats {sorted(given)}")
@@ -183,8 +192,8 @@ class TrickTakingGame:
                     raise ValueError(f"seat {seat}: cards {mask_to_str(m & ~self.deck_mask())} are not in this game's deck")
                 if m & seen:
                     raise ValueError(f"card(s) {mask_to_str(m & seen)} dealt to more than one seat")
-                if m.bit_count() != self.HAND_SIZE:
-                    raise ValueError(f"seat {seat} must hold {self.HAND_SIZE} cards, got {m.bit_count()}")
+                if m.bit_count() != size:
+                    raise ValueError(f"seat {seat} must hold {size} cards, got {m.bit_count()}")
                 seen |= m
                 hands.append(m)
             hands = tuple(hands)
@@ -219,8 +228,9 @@ class TrickTakingGame:
         """Deal the hand (set ``hands``, ``ctx``, ``trump``, ``phase``, ``leader``, ``current_player``)."""
         raise NotImplementedError
 
-    def _score_hand(self) -> tuple[list[int], int | None]:
-        """Add the hand's points to ``scores``; return (points per side, winning side or ``None``)."""
+    def _score_hand(self) -> tuple[list[int], int | list[int] | None]:
+        """Add the hand's points to ``scores``; return (points per side, result): the winning side,
+        a list of joint winning sides (the game ends with all of them winning), or ``None``."""
         raise NotImplementedError
 
     def _legal_phase_actions(self) -> int:
@@ -338,13 +348,18 @@ class TrickTakingGame:
         self.events.append(("revoke", revoker))
         return self._finish_hand(points, None, None, annulled=True)
 
-    def _finish_hand(self, points: Sequence[int], winner_side: int | None, last: dict | None, annulled: bool) -> StepOutcome:
+    def _finish_hand(self, points: Sequence[int], winner_side: int | list[int] | None, last: dict | None, annulled: bool) -> StepOutcome:
         self.last_hand_points = list(points)
         game_over = False
         if self.options.episode == "hand" and not annulled:
             best = max(self.scores)
             sides = [s for s in range(self.num_sides) if self.scores[s] == best]
             self._end_episode(sides if len(sides) < self.num_sides else [])
+            game_over = True
+        elif isinstance(winner_side, list):  # joint winners end the game (RULES.md §5.8)
+            for side in winner_side:
+                self.games_won[side] += 1
+            self._end_episode(winner_side)
             game_over = True
         elif winner_side is not None:
             self.games_won[winner_side] += 1
