@@ -1,6 +1,7 @@
 """Pure game logic of each variant (RULES.md), usable without PettingZoo."""
 
 from whist_env.rules.base import StepOutcome, TrickTakingGame
+from whist_env.rules.bid_whist import BidWhist, BidWhistOptions
 from whist_env.rules.classic import ClassicOptions, ClassicWhist
 from whist_env.rules.cutthroat import CutthroatOptions, CutthroatWhist
 from whist_env.rules.german import GermanOptions, GermanWhist
@@ -8,6 +9,8 @@ from whist_env.rules.minnesota import MinnesotaOptions, MinnesotaWhist
 from whist_env.rules.romanian import RomanianOptions, RomanianWhist
 
 __all__ = [
+    "BidWhist",
+    "BidWhistOptions",
     "ClassicOptions",
     "ClassicWhist",
     "CutthroatOptions",

@@ -262,6 +262,10 @@ class TrickTakingGame:
         """The variant's extra numeric features seen by ``seat``, sizes as ``EXTRA_FEATURES``."""
         return []
 
+    def _trick_winner(self) -> int:
+        """Winner of the completed trick ``self.trick`` (RULES.md §1.4)."""
+        return trick_winner(self.trick, self.ctx)
+
     def _record_trick(self, winner: int) -> None:
         """Count a completed trick for ``winner`` (German Whist counts only phase-2 tricks)."""
         self.tricks_won[winner] += 1
@@ -316,7 +320,7 @@ class TrickTakingGame:
         if len(self.trick) < self.num_players:
             self.current_player = (seat + 1) % self.num_players
             return StepOutcome()
-        winner = trick_winner(self.trick, self.ctx)
+        winner = self._trick_winner()
         last = {"cards": dict(self.trick), "leader": self.leader, "winner": winner}
         self.events.append(("trick", self.leader, winner))
         self._record_trick(winner)
