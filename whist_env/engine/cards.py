@@ -8,6 +8,7 @@ bitmask: bit ``c`` is set when card ``c`` is in the set.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Iterable, Iterator
 
 SUITS = "CDHS"
@@ -62,14 +63,14 @@ def card_to_str(card: int) -> str:
 
     Raises ``ValueError`` for an id outside 0..53.
     """
-    if not isinstance(card, (int,)) or isinstance(card, bool) or not 0 <= card < NUM_CARDS_WITH_JOKERS:
-        try:
-            card = int(card)  # numpy integers
-        except (TypeError, ValueError):
-            raise ValueError(f"not a card id: {card!r} (expected an int in 0..53)") from None
-        if not 0 <= card < NUM_CARDS_WITH_JOKERS:
-            raise ValueError(f"not a card id: {card!r} (expected an int in 0..53)")
-    return _CARD_TEXT[card]
+    # operator.index accepts ints and numpy integers but not floats (2.5 is not card 2)
+    try:
+        index = operator.index(card) if not isinstance(card, bool) else None
+    except TypeError:
+        index = None
+    if index is None or not 0 <= index < NUM_CARDS_WITH_JOKERS:
+        raise ValueError(f"not a card id: {card!r} (expected an int in 0..53)")
+    return _CARD_TEXT[index]
 
 
 def card_from_str(text: str) -> int:

@@ -31,7 +31,8 @@ def render_table(game: TrickTakingGame, viewer: int, names: list[str]) -> str:
         if mask:
             lines.append(f"{name}: {' '.join(card_to_str(c) for c in cards_of(mask))}")
     for key, value in g.public_state().items():
-        lines.append(f"{key}: {value}")
+        if key not in g.PUBLIC_CARD_SETS:  # already shown above as a card set
+            lines.append(f"{key}: {value}")
     sides = " | ".join(
         f"{'+'.join(names[s] for s in g.seats_of(side))}: {g.scores[side]}" for side in range(g.num_sides)
     )

@@ -82,10 +82,10 @@ class WhistEnv(AECEnv):
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
-        if seed is not None:
-            self._rng = np.random.default_rng(seed)
         deal = self._translate_deal(options) if options else None
-        self.game.reset(self._rng, deal)
+        rng = np.random.default_rng(seed) if seed is not None else self._rng
+        self.game.reset(rng, deal)  # a broken deal raises here, before anything (the generator too) changes
+        self._rng = rng
         self._started = True
         self.agents = list(self.possible_agents)
         self.rewards = dict.fromkeys(self.agents, 0.0)

@@ -63,10 +63,12 @@ class ClassicWhist(TrickTakingGame):
         card = card_from_str(text)
         if card >= 52:
             raise ValueError(f"turn_up {text!r} is not a card of the 52-card deck")
-        if fixed.hands is not None and fixed.dealer is None:
-            raise ValueError('a fixed "turn_up" with fixed "hands" needs the "dealer" too')
-        if fixed.hands is not None and not fixed.hands[fixed.dealer] >> card & 1:
-            raise ValueError(f"turn_up {card_to_str(card)} must be in the dealer's (seat {fixed.dealer}) hand")
+        # the dealer of a fixed deal is the deal's, else option first_dealer (§1.3)
+        dealer = fixed.dealer if fixed.dealer is not None else self.options.first_dealer
+        if fixed.hands is not None and dealer is None:
+            raise ValueError('a fixed "turn_up" with fixed "hands" needs the "dealer" too (or option first_dealer)')
+        if fixed.hands is not None and not fixed.hands[dealer] >> card & 1:
+            raise ValueError(f"turn_up {card_to_str(card)} must be in the dealer's (seat {dealer}) hand")
 
     def _deal(self, fixed: FixedDeal | None) -> None:
         dealer = self.dealer
