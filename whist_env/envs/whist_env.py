@@ -168,6 +168,19 @@ class WhistEnv(AECEnv):
         mask = self.game.legal_actions() if self.game.current_player == seat else 0
         return {"observation": self.encoder.encode(seat), "action_mask": mask_to_int8(mask, self.game.num_actions)}
 
+    def current_deal(self) -> dict[str, Any]:
+        """The current hand's deal as reset options that replay it: ``{"hands": {agent: [card
+        text, ...]}, "dealer": agent, <extra>: ...}`` (e.g. ``"turn_up"``, ``"stock"``,
+        ``"kitty"``, ``"deal_index"``).
+
+        It holds every player's hidden cards: it is meant for duplicate evaluation and game
+        records, never for an agent's decisions.
+        """
+        deal = self.game.current_deal()
+        deal["hands"] = {self.possible_agents[s]: cards for s, cards in deal["hands"].items()}
+        deal["dealer"] = self.possible_agents[deal["dealer"]]
+        return deal
+
     def information_state(self, agent: str) -> Mapping[str, Any]:
         """What ``agent`` may know (own hand, public events); never another's hidden cards.
 

@@ -137,6 +137,7 @@ class TrickTakingGame:
         self.truncated = False
         self.winners: list[int] = []
         self.events: list[tuple] = []
+        self.hand_deal: dict[str, Any] = {}
         self.pending_revokes: list[tuple[int, int]] = []
 
     def reset(self, rng: np.random.Generator, deal: Mapping[str, Any] | None = None) -> None:
@@ -201,6 +202,17 @@ class TrickTakingGame:
         self._check_deal_extras(fixed)
         return fixed
 
+    def _deal_extras(self) -> dict[str, Any]:
+        """The game's deal extras of the hand just dealt (keys of ``DEAL_EXTRAS``), as reset
+        options accept them (card texts). Default: none."""
+        return {}
+
+    def current_deal(self) -> dict[str, Any]:
+        """The current hand's deal as dealt, as a fixed deal that :meth:`reset` replays:
+        ``{"hands": {seat: [card text, ...]}, "dealer": seat, <extra>: ...}``. It holds hidden
+        cards: for tools (duplicate evaluation, game records), never for agents."""
+        return {k: (dict(v) if isinstance(v, dict) else v) for k, v in self.hand_deal.items()}
+
     def _check_deal_extras(self, fixed: FixedDeal) -> None:
         """Validate the game's own deal extras; raise ``ValueError``. Default: nothing to check."""
 
@@ -222,6 +234,11 @@ class TrickTakingGame:
         self.pending_revokes = []
         self._deal(fixed)
         self.dealt = list(self.hands)
+        self.hand_deal = {
+            "hands": {s: mask_to_str(h) for s, h in enumerate(self.hands)},
+            "dealer": self.dealer,
+            **self._deal_extras(),
+        }
 
     # ----------------------------------------------------------------- hooks for variants
     def _deal(self, fixed: FixedDeal | None) -> None:

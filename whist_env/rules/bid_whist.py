@@ -115,7 +115,9 @@ def contract_context(o: BidWhistOptions, trump: int | None, downtown: bool) -> T
             eff[c], power[c] = trump, 100 - i
         else:
             eff[c] = NO_SUIT
-            if o.jokers_high:
+            # jokers_high has no effect without the kitty (RULES.md §6.9), where the only
+            # suitless cards are the wild deuces: they stay powerless.
+            if o.jokers_high and o.kitty:
                 power[c] = 100 - i
                 super_mask |= 1 << c
             else:
@@ -202,6 +204,9 @@ class BidWhist(TrickTakingGame):
         self.trump = None
         self.phase = AUCTION
         self.leader = self.current_player = self.left(self.dealer)
+
+    def _deal_extras(self) -> dict[str, Any]:
+        return {"kitty": mask_to_str(self.kitty_cards)} if self.options.kitty else {}
 
     # ------------------------------------------------------------------ auction, discard, declare
     def _legal_phase_actions(self) -> int:

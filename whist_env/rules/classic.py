@@ -101,6 +101,9 @@ class ClassicWhist(TrickTakingGame):
         if self.turn_up is not None:
             self.events.append(("turn_up", dealer, card_to_str(self.turn_up)))
 
+    def _deal_extras(self) -> dict[str, Any]:
+        return {} if self.turn_up is None else {"turn_up": card_to_str(self.turn_up)}
+
     def _play_card(self, card: int):
         if card == self.turn_up:
             self.turn_up = None

@@ -88,6 +88,9 @@ class GermanWhist(TrickTakingGame):
         self.leader = self.current_player = self.dealer if self.options.first_leader == "dealer" else self.left(self.dealer)
         self.events.append(("stock_turn", card_to_str(self.stock[0])))
 
+    def _deal_extras(self) -> dict[str, Any]:
+        return {"stock": [card_to_str(c) for c in self.stock]}
+
     def _play_card(self, card: int):
         seat = self.current_player
         self.known[seat] &= ~(1 << card)
