@@ -1,0 +1,58 @@
+"""Agents (DESIGN.md ``agents/``): the :class:`Policy` protocol, baselines, and an agent registry.
+
+``make_agent(spec, game, seed)`` builds an agent from a short text spec, as the ``whist eval``
+command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based player) or
+``"checkpoint:PATH"`` (a trained network, :class:`agents.neural.NeuralAgent`).
+"""
+
+from __future__ import annotations
+
+from agents.base import Policy
+from agents.heuristic import ClassicHeuristicAgent
+from agents.random_agent import RandomAgent
+
+#: Game name -> rule-based agent class for that game.
+HEURISTICS: dict[str, type] = {"classic_whist": ClassicHeuristicAgent}
+
+#: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
+AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH")
+
+
+def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
+    """Build the agent described by ``spec`` for ``game``.
+
+    Args:
+        spec: ``"random"``, ``"heuristic"`` or ``"checkpoint:PATH"`` (case-insensitive kind;
+            the path is taken as written).
+        game: a game name of ``whist_env.GAMES`` such as ``"classic_whist"``.
+        seed: seed of the agent's own random generator (random agent), ``None`` for fresh entropy.
+    Returns:
+        an object implementing :class:`Policy`.
+    Raises:
+        ValueError: on an unknown spec, an empty checkpoint path, or ``"heuristic"`` for a game
+            that has none (the message names the games that have one).
+        Errors of :meth:`agents.neural.NeuralAgent.from_checkpoint` (missing file, a checkpoint
+        of another game or shape) propagate unchanged.
+    """
+    if not isinstance(spec, str):
+        raise ValueError(f"agent spec must be a string, got {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
+    kind, sep, rest = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind == "random" and not sep:
+        return RandomAgent(seed=seed)
+    if kind == "heuristic" and not sep:
+        try:
+            cls = HEURISTICS[game]
+        except KeyError:
+            raise ValueError(f"no heuristic agent for game {game!r}; games with one: {sorted(HEURISTICS)}") from None
+        return cls()
+    if kind == "checkpoint" and sep:
+        if not rest:
+            raise ValueError("agent spec 'checkpoint:' needs a path, e.g. checkpoint:runs/classic/final.pt")
+        from agents.neural import NeuralAgent  # torch is heavy: import only when needed
+
+        return NeuralAgent.from_checkpoint(rest, game=game)
+    raise ValueError(f"unknown agent spec {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
+
+
+__all__ = ["AGENT_SPECS", "HEURISTICS", "ClassicHeuristicAgent", "Policy", "RandomAgent", "make_agent"]

@@ -1,0 +1,193 @@
+"""Duplicate-deal evaluation (training/evaluate.py) and the ``whist eval`` command."""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+
+import pytest
+
+from agents import ClassicHeuristicAgent, RandomAgent
+from training import cli
+from training.evaluate import PairResult, deal_options, evaluate_pair, format_table, save_results
+from whist_env import GAMES, classic_whist_v0
+
+
+class RecordingAgent:
+    """Plays like ``inner`` and records, per play, the hand each of its seats was dealt."""
+
+    def __init__(self, inner, name):
+        self.inner = inner
+        self.name = name
+        self.seen = []  # (seat, dealer, turn_up, hand) at the seat's first decision of a hand
+
+    def act(self, observation, info_state=None):
+        if len(info_state["hand"]) == 13:
+            self.seen.append((info_state["seat"], info_state["dealer"], info_state["turn_up"], tuple(info_state["hand"])))
+        return self.inner.act(observation, info_state)
+
+
+def test_evaluate_pair_returns_sane_numbers():
+    r = evaluate_pair("classic_whist", ClassicHeuristicAgent(), RandomAgent(seed=0), num_deals=12, seed=3)
+    assert isinstance(r, PairResult)
+    assert (r.agent_a, r.agent_b, r.game) == ("heuristic", "random", "classic_whist")
+    assert r.deals == 12 and r.games == 24 and r.hands == 24
+    assert 0.0 <= r.win_rate_ci[0] <= r.win_rate <= r.win_rate_ci[1] <= 1.0
+    assert r.points_per_hand_ci[0] <= r.points_per_hand <= r.points_per_hand_ci[1]
+    assert 0.0 <= r.p_value <= 1.0
+    assert r.significant == (r.p_value < 0.05)
+    assert r.points_per_hand > 0  # the heuristic out-scores random play even on a few deals
+    d = r.to_dict()
+    assert json.loads(json.dumps(d))["win_rate_ci"] == list(r.win_rate_ci)
+
+
+def test_deterministic_agent_against_itself_nets_exactly_zero():
+    h = ClassicHeuristicAgent()
+    r = evaluate_pair("classic_whist", h, h, num_deals=6, seed=11)
+    assert r.points_per_hand == 0.0
+    assert r.win_rate == 0.5
+    assert not r.significant
+
+
+def test_duplicate_deals_replay_the_same_cards_with_sides_swapped():
+    a = RecordingAgent(RandomAgent(seed=1), "A")
+    b = RecordingAgent(RandomAgent(seed=2), "B")
+    evaluate_pair("classic_whist", a, b, num_deals=3, seed=7)
+    # Per deal: play 1 has A on seats {0, 2}, play 2 has A on seats {1, 3}; two records per play.
+    assert len(a.seen) == len(b.seen) == 3 * 2 * 2
+    for deal in range(3):
+        a1, a2 = a.seen[4 * deal : 4 * deal + 2], a.seen[4 * deal + 2 : 4 * deal + 4]
+        b1, b2 = b.seen[4 * deal : 4 * deal + 2], b.seen[4 * deal + 2 : 4 * deal + 4]
+        assert {s for s, *_ in a1} == {0, 2} and {s for s, *_ in b1} == {1, 3}
+        assert {s for s, *_ in a2} == {1, 3} and {s for s, *_ in b2} == {0, 2}
+        first = {s: rest for s, *rest in a1 + b1}
+        second = {s: rest for s, *rest in a2 + b2}
+        assert first == second  # same hands, dealer and turn-up seat by seat
+        hands_of_a_first = {rest[-1] for _, *rest in a1}
+        hands_of_b_second = {rest[-1] for _, *rest in b2}
+        assert hands_of_a_first == hands_of_b_second  # B now holds A's cards
+    assert len({rec[3] for rec in a.seen}) == 12  # the three deals differ
+
+
+def test_deal_options_replay_the_deal():
+    raw = classic_whist_v0.raw_env(episode="hand")
+    deal = deal_options(raw, seed=5)
+    hands_before = list(raw.game.hands)
+    assert set(deal) == {"hands", "dealer", "turn_up"}
+    assert deal["turn_up"] in deal["hands"][deal["dealer"]]
+    raw.reset(seed=99, options=deal)
+    assert list(raw.game.hands) == hands_before
+
+
+def test_options_and_non_duplicate_mode():
+    r = evaluate_pair(
+        "classic_whist", RandomAgent(seed=0), RandomAgent(seed=1), num_deals=4, seed=0,
+        options={"trump_mode": "fixed_rotation", "honours": False}, duplicate=False,
+    )
+    assert r.games == 4 and r.hands == 4 and not r.duplicate
+    assert r.options == {"episode": "hand", "trump_mode": "fixed_rotation", "honours": False}
+
+
+def test_episode_game_counts_every_hand():
+    r = evaluate_pair("classic_whist", ClassicHeuristicAgent(), RandomAgent(seed=0), num_deals=2, seed=0,
+                      options={"episode": "game", "target_score": 2})
+    assert r.games == 4 and r.hands >= 4
+
+
+def test_evaluate_pair_rejects_bad_arguments():
+    with pytest.raises(ValueError, match="unknown game"):
+        evaluate_pair("no_such_whist", RandomAgent(), RandomAgent(), 2)
+    with pytest.raises(ValueError, match="num_deals"):
+        evaluate_pair("classic_whist", RandomAgent(), RandomAgent(), 0)
+    with pytest.raises(ValueError, match="target_score"):
+        evaluate_pair("classic_whist", RandomAgent(), RandomAgent(), 2, options={"target_score": 0})
+
+
+def test_an_illegal_action_names_the_agent():
+    class Cheater:
+        name = "cheater"
+
+        def act(self, observation, info_state=None):
+            return int((observation["action_mask"] == 0).nonzero()[0][0])
+
+    with pytest.raises(ValueError, match="cheater"):
+        evaluate_pair("classic_whist", Cheater(), RandomAgent(), 1)
+
+
+def test_table_and_files(tmp_path):
+    r = evaluate_pair("classic_whist", ClassicHeuristicAgent(), RandomAgent(seed=0), num_deals=3, seed=1)
+    one = evaluate_pair("classic_whist", RandomAgent(seed=0), RandomAgent(seed=1), num_deals=1, seed=1)
+    assert math.isnan(one.p_value) and not one.significant
+    table = format_table([r, one])
+    assert "heuristic" in table and "win rate" in table and "n/a" in table
+    paths = save_results([r, one], tmp_path / "out")
+    assert [p.name for p in paths] == ["results.json", "results.csv"]
+    data = json.loads(paths[0].read_text())
+    assert data[0]["agent_a"] == "heuristic" and data[1]["p_value"] is None
+    rows = list(csv.DictReader(paths[1].open()))
+    assert rows[0]["deals"] == "3" and rows[0]["agent_b"] == "random"
+
+
+# ------------------------------------------------------------------------------ command line
+@pytest.fixture
+def eval_only_cli(monkeypatch):
+    """The CLI with only the ``eval`` subcommand (the others belong to other modules)."""
+    monkeypatch.setattr(cli, "SUBCOMMANDS", {"eval": cli.SUBCOMMANDS["eval"]})
+
+
+def test_cli_eval_writes_json_and_csv(tmp_path, capsys, eval_only_cli):
+    out = tmp_path / "eval"
+    code = cli.main(["eval", "--game", "classic_whist", "--agents", "heuristic", "random", "random",
+                     "--deals", "3", "--seed", "2", "--option", "honours=false", "--out", str(out), "--quiet"])
+    assert code == 0
+    printed = capsys.readouterr().out
+    assert "random#2" in printed and "points/hand" in printed
+    data = json.loads((out / "results.json").read_text())
+    assert [(d["agent_a"], d["agent_b"]) for d in data] == [("heuristic", "random"), ("heuristic", "random#2"), ("random", "random#2")]
+    assert all(d["options"]["honours"] is False for d in data)
+    assert len(list(csv.DictReader((out / "results.csv").open()))) == 3
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--agents", "heuristic", "minimax"], "bad agent spec 'minimax'"),
+        (["--agents", "heuristic", "checkpoint:"], "needs a path"),
+        (["--game", "no_such_whist", "--agents", "random", "random"], "unknown game"),
+        (["--agents", "random"], "at least two"),
+        (["--agents", "random", "random", "--option", "nonsense=1"], "nonsense"),
+    ],
+)
+def test_cli_eval_bad_input_exits_2(argv, message, capsys, eval_only_cli):
+    assert cli.main(["eval", "--deals", "2", "--quiet", *argv]) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_cli_eval_help_explains_options(capsys, eval_only_cli):
+    with pytest.raises(SystemExit):
+        cli.main(["eval", "--help"])
+    text = capsys.readouterr().out
+    for opt in ("--game", "--agents", "--deals", "--seed", "--option", "--out", "--no-duplicate"):
+        assert opt in text
+
+
+class FirstLegal:
+    """A deterministic agent for any game: the lowest legal action."""
+
+    name = "first"
+
+    def act(self, observation, info_state=None):
+        return int(observation["action_mask"].nonzero()[0][0])
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_every_game_duplicate_self_play_nets_exactly_zero(game):
+    agent = FirstLegal()
+    r = evaluate_pair(game, agent, agent, num_deals=3, seed=4)
+    assert r.points_per_hand == 0.0 and r.win_rate == 0.5 and not r.significant
+    assert r.games == 3 * num_sides(game)
+
+
+def num_sides(game: str) -> int:
+    return GAMES[game].raw_env().game.num_sides

@@ -1,0 +1,471 @@
+"""Duplicate-deal matches between agents, with confidence intervals (issue 3, item 6).
+
+A *deal* is one set of dealt cards (hands, dealer and the game's extras such as Classic Whist's
+turn-up). With duplicate deals (the default) every deal is played once per side: agent A takes
+the seats of side 0 and agent B all other seats, then A takes side 1, and so on (in a
+partnership game: A on {0, 2} against B on {1, 3}, then the sides swapped with the same cards).
+Averaging over the plays of a deal cancels most of the card luck, so far fewer deals are needed
+to separate two agents.
+
+By default one play is one hand (``episode="hand"``); rule options given by the caller are
+merged on top (``episode="game"`` plays whole games from the fixed first deal; later hands come
+from the deal's seed, so they are also the same in every play of the deal).
+
+Statistics (all from A's point of view, over the ``deals`` per-deal values, 95% level):
+
+* ``points_per_hand``: A's side's points minus B's (the mean of the other sides' points in
+  games with more than two sides) per hand played; t-interval and a one-sample t-test of
+  "mean = 0" (``p_value``; ``significant`` when ``p < 0.05``).
+* ``win_rate``: share of plays in which A's side scored more points than B's (a tie counts
+  half; with more than two sides, the mean over the other sides); t-interval over the deals,
+  clipped to [0, 1].
+
+Command line: ``whist eval --game classic_whist --agents heuristic random --deals 2000``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import json
+import math
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from scipy import stats
+from tqdm import tqdm
+
+from agents.base import Policy
+
+CONFIDENCE = 0.95
+ALPHA = 0.05
+
+
+@dataclass
+class PairResult:
+    """Result of a match between two agents (all values from agent A's point of view).
+
+    Attributes:
+        agent_a, agent_b: agent labels.
+        game: game name (a key of ``whist_env.GAMES``).
+        deals: number of deals played.
+        hands: number of hands played in all (``deals × plays per deal`` with ``episode="hand"``).
+        win_rate: share of plays won by A's side (ties count half), in [0, 1].
+        win_rate_ci: 95% confidence interval ``(low, high)`` of ``win_rate``.
+        points_per_hand: mean points per hand of A's side minus B's side.
+        points_per_hand_ci: 95% t-interval ``(low, high)`` of ``points_per_hand`` over deals.
+        p_value: two-sided p-value of "A and B score the same" (one-sample t-test on the per-deal
+            means); ``nan`` with fewer than two deals.
+        significant: ``p_value < 0.05``.
+        games: number of plays (episodes): ``deals × sides`` with duplicate deals, else ``deals``.
+        duplicate: whether each deal was replayed with the sides swapped.
+        seed: the seed the deals were drawn from.
+        options: rule options the games were played with.
+        seconds: wall-clock time of the match.
+    """
+
+    agent_a: str
+    agent_b: str
+    game: str
+    deals: int
+    hands: int
+    win_rate: float
+    win_rate_ci: tuple[float, float]
+    points_per_hand: float
+    points_per_hand_ci: tuple[float, float]
+    p_value: float
+    significant: bool
+    games: int = 0
+    duplicate: bool = True
+    seed: int = 0
+    options: dict[str, Any] = field(default_factory=dict)
+    seconds: float = 0.0
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain JSON-ready dict (tuples become lists, ``nan`` becomes ``None``)."""
+        out = asdict(self)
+        for key, value in out.items():
+            if isinstance(value, tuple):
+                out[key] = [_finite_or_none(v) for v in value]
+            elif isinstance(value, float):
+                out[key] = _finite_or_none(value)
+        return out
+
+
+def _finite_or_none(v: Any) -> Any:
+    return None if isinstance(v, float) and not math.isfinite(v) else v
+
+
+# ---------------------------------------------------------------------------------- dealing
+def _game_module(game: str):
+    from whist_env import GAMES
+
+    try:
+        return GAMES[game]
+    except KeyError:
+        raise ValueError(f"unknown game {game!r}; games: {sorted(GAMES)}") from None
+
+
+def deal_options(raw_env: Any, seed: int) -> dict[str, Any]:
+    """The first deal of ``raw_env.reset(seed=seed)``, as reset options that replay it.
+
+    Args:
+        raw_env: an unwrapped game env (``<game>_v0.raw_env(...)``); it is reset by this call.
+        seed: the deal's seed.
+    Returns:
+        ``{"hands": {agent: [card text, ...]}, "dealer": agent, <extra>: ...}``
+        (``raw_env.current_deal()``: the extras are the game's, e.g. ``"turn_up"``, ``"kitty"``,
+        ``"stock"``, ``"deal_index"``).
+    """
+    raw_env.reset(seed=seed)
+    return raw_env.current_deal()
+
+
+def _deal_seed(seed: int, index: int) -> int:
+    return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
+
+
+def play_deal(raw_env: Any, seed: int, deal: Mapping[str, Any], policies: Sequence[Policy]) -> tuple[list[int], int]:
+    """Play one episode from a fixed deal.
+
+    Args:
+        raw_env: the unwrapped env (rule options already set).
+        seed: reset seed (later hands of an ``episode="game"`` run are dealt from it).
+        deal: reset options fixing the first deal (:func:`deal_options`).
+        policies: one policy per seat; each acts with ``act(observation, information_state)``.
+    Returns:
+        ``(points, hands)``: points per side summed over the episode's hands, and hands played.
+    Raises:
+        ValueError: when a policy returns an illegal action (the message names the seat).
+    """
+    raw_env.reset(seed=seed, options=dict(deal))
+    g = raw_env.game
+    points = [0] * g.num_sides
+    hands = 0
+    seat_of = {a: i for i, a in enumerate(raw_env.possible_agents)}
+    while not (g.done or g.truncated):
+        agent = raw_env.agent_selection
+        policy = policies[seat_of[agent]]
+        action = policy.act(raw_env.observe(agent), raw_env.information_state(agent))
+        hand_number = g.hand_number
+        try:
+            raw_env.step(int(action))
+        except ValueError as err:
+            name = getattr(policy, "name", type(policy).__name__)
+            raise ValueError(f"agent {name!r} at {agent} chose an illegal action: {err}") from err
+        if g.hand_number != hand_number or g.done or g.truncated:
+            hands += 1
+            for side, p in enumerate(g.last_hand_points):
+                points[side] += int(p)
+    return points, hands
+
+
+# ---------------------------------------------------------------------------------- statistics
+def _t_summary(values: np.ndarray) -> tuple[float, tuple[float, float], float]:
+    """Mean, 95% t-interval and two-sided p-value of "mean = 0" for per-deal values."""
+    n = len(values)
+    mean = float(values.mean()) if n else math.nan
+    if n < 2:
+        return mean, (math.nan, math.nan), math.nan
+    sd = float(values.std(ddof=1))
+    if sd == 0.0:  # every deal identical (e.g. a deterministic agent against itself)
+        return mean, (mean, mean), 1.0 if mean == 0.0 else 0.0
+    half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, n - 1)) * sd / math.sqrt(n)
+    p = float(stats.ttest_1samp(values, 0.0).pvalue)
+    return mean, (mean - half, mean + half), p
+
+
+def _half_wins(points: Sequence[int], side_a: int) -> int:
+    """Twice the number of other sides that ``side_a`` out-scored (a tie counts one)."""
+    a = points[side_a]
+    return sum(2 if a > p else 1 if a == p else 0 for s, p in enumerate(points) if s != side_a)
+
+
+def _label(agent: Policy) -> str:
+    return str(getattr(agent, "name", type(agent).__name__))
+
+
+def evaluate_pair(
+    game: str,
+    agent_a: Policy,
+    agent_b: Policy,
+    num_deals: int,
+    seed: int = 0,
+    options: Mapping[str, Any] | None = None,
+    duplicate: bool = True,
+    progress: bool = False,
+    labels: tuple[str, str] | None = None,
+) -> PairResult:
+    """Play ``num_deals`` deals of ``game`` between two agents and summarise them.
+
+    Args:
+        game: a key of ``whist_env.GAMES``.
+        agent_a, agent_b: policies (they may be the same object). A plays the seats of one side,
+            B every other seat.
+        num_deals: deals to play (≥ 1; the intervals need ≥ 2).
+        seed: seed of the deals (deal ``i`` uses a seed derived from ``(seed, i)``; ≥ 0).
+        options: rule options merged over ``{"episode": "hand"}``.
+        duplicate: replay each deal once per side (A on side 0, then side 1, …); otherwise each
+            deal is played once, A's side rotating from deal to deal.
+        progress: show a tqdm bar (rate and ETA) on stderr.
+        labels: names of A and B in the result (default: the agents' ``name``).
+    Returns:
+        a :class:`PairResult`.
+    Raises:
+        ValueError: on an unknown game, an invalid rule option, ``num_deals < 1``, a negative
+            seed, or an illegal action by an agent.
+    """
+    module = _game_module(game)
+    if not isinstance(num_deals, (int, np.integer)) or num_deals < 1:
+        raise ValueError(f"num_deals must be an int >= 1, got {num_deals!r}")
+    if seed < 0:
+        raise ValueError(f"seed must be >= 0, got {seed!r}")
+    opts = {"episode": "hand", **dict(options or {})}
+    raw = module.raw_env(**opts)
+    g = raw.game
+    n_seats, n_sides = g.num_players, g.num_sides
+    name_a, name_b = labels if labels is not None else (_label(agent_a), _label(agent_b))
+    start = time.perf_counter()
+    diff_per_deal = np.empty(num_deals)
+    win_per_deal = np.empty(num_deals)
+    total_hands = 0
+    games = 0
+    bar = tqdm(total=num_deals, desc=f"{name_a} vs {name_b}", unit="deal", file=sys.stderr, disable=not progress, dynamic_ncols=True)
+    try:
+        for i in range(num_deals):
+            s = _deal_seed(int(seed), i)
+            deal = deal_options(raw, s)
+            a_sides = range(n_sides) if duplicate else [i % n_sides]
+            diff_sum = 0  # in units of 1 / (sides - 1) points, kept integer so that equal play nets exactly 0
+            hands_sum = 0
+            half_wins = 0
+            for side_a in a_sides:
+                policies = [agent_a if g.side_of(seat) == side_a else agent_b for seat in range(n_seats)]
+                points, hands = play_deal(raw, s, deal, policies)
+                diff_sum += (n_sides - 1) * points[side_a] - (sum(points) - points[side_a])
+                hands_sum += hands
+                half_wins += _half_wins(points, side_a)
+                games += 1
+            diff_per_deal[i] = diff_sum / ((n_sides - 1) * max(hands_sum, 1))
+            win_per_deal[i] = half_wins / (2 * (n_sides - 1) * len(a_sides))
+            total_hands += hands_sum
+            bar.update(1)
+    finally:
+        bar.close()
+    ppH, ppH_ci, p = _t_summary(diff_per_deal)
+    wr, (wr_lo, wr_hi), _ = _t_summary(win_per_deal - 0.5)
+    wr += 0.5
+    wr_ci = (max(0.0, wr_lo + 0.5), min(1.0, wr_hi + 0.5)) if math.isfinite(wr_lo) else (math.nan, math.nan)
+    return PairResult(
+        agent_a=name_a,
+        agent_b=name_b,
+        game=game,
+        deals=int(num_deals),
+        hands=total_hands,
+        win_rate=wr,
+        win_rate_ci=wr_ci,
+        points_per_hand=ppH,
+        points_per_hand_ci=ppH_ci,
+        p_value=p,
+        significant=bool(math.isfinite(p) and p < ALPHA),
+        games=games,
+        duplicate=bool(duplicate),
+        seed=int(seed),
+        options=opts,
+        seconds=time.perf_counter() - start,
+    )
+
+
+# ---------------------------------------------------------------------------------- output
+def _fmt(v: float, spec: str) -> str:
+    return "n/a" if not math.isfinite(v) else format(v, spec)
+
+
+def format_table(results: list[PairResult]) -> str:
+    """A plain-text table, one row per pair: deals, hands, A's win rate and points per hand
+    (A minus B) with their 95% intervals, the p-value and whether the difference is significant.
+    """
+    header = ["agent A", "agent B", "game", "deals", "hands", "win rate A [95% CI]", "points/hand A-B [95% CI]", "p-value", "sig."]
+    rows = []
+    for r in results:
+        lo, hi = r.win_rate_ci
+        plo, phi = r.points_per_hand_ci
+        rows.append(
+            [
+                r.agent_a,
+                r.agent_b,
+                r.game,
+                str(r.deals),
+                str(r.hands),
+                f"{_fmt(100 * r.win_rate, '.1f')}% [{_fmt(100 * lo, '.1f')}, {_fmt(100 * hi, '.1f')}]",
+                f"{_fmt(r.points_per_hand, '+.3f')} [{_fmt(plo, '+.3f')}, {_fmt(phi, '+.3f')}]",
+                "n/a" if not math.isfinite(r.p_value) else (f"{r.p_value:.2g}" if r.p_value >= 1e-4 else "<1e-4"),
+                "yes" if r.significant else "no",
+            ]
+        )
+    widths = [max(len(x) for x in col) for col in zip(header, *rows)]
+    numeric = {3, 4, 7}
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
+
+    out = [line(header), line(["-" * w for w in widths])]
+    out += [line(r) for r in rows]
+    return "\n".join(out)
+
+
+_CSV_FIELDS = [
+    "agent_a", "agent_b", "game", "deals", "games", "hands", "win_rate", "win_rate_ci_low", "win_rate_ci_high",
+    "points_per_hand", "points_per_hand_ci_low", "points_per_hand_ci_high", "p_value", "significant",
+    "duplicate", "seed", "options", "seconds",
+]
+
+
+def save_results(results: list[PairResult], out_dir: str | Path) -> list[Path]:
+    """Write ``results.json`` (a list of :meth:`PairResult.to_dict`) and ``results.csv`` (one row per pair).
+
+    Args:
+        results: match results.
+        out_dir: folder, created if missing.
+    Returns:
+        the two paths written, JSON first.
+    Raises:
+        OSError: when the folder or files cannot be written.
+    """
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    dicts = [r.to_dict() for r in results]
+    json_path = out / "results.json"
+    json_path.write_text(json.dumps(dicts, indent=2) + "\n")
+    csv_path = out / "results.csv"
+    with csv_path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=_CSV_FIELDS)
+        writer.writeheader()
+        for d in dicts:
+            row = {k: d[k] for k in _CSV_FIELDS if k in d}
+            row["win_rate_ci_low"], row["win_rate_ci_high"] = d["win_rate_ci"]
+            row["points_per_hand_ci_low"], row["points_per_hand_ci_high"] = d["points_per_hand_ci"]
+            row["options"] = json.dumps(d["options"], sort_keys=True)
+            writer.writerow(row)
+    return [json_path, csv_path]
+
+
+# ---------------------------------------------------------------------------------- command line
+def _parse_option(text: str) -> tuple[str, Any]:
+    import yaml
+
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else None
+    except yaml.YAMLError:
+        parsed = value
+    return key.strip(), parsed
+
+
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    """Add the ``whist eval`` arguments to ``parser``."""
+    from agents import AGENT_SPECS
+
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = (
+        "Every pair of the listed agents plays the same deals; with duplicate deals (default) each\n"
+        "deal is replayed with the sides swapped so that card luck cancels. Reported from the first\n"
+        "agent's view: win rate (ties count half) and points per hand (A minus B) with 95% intervals,\n"
+        "and the p-value of a t-test over deals.\n\n"
+        "example: whist eval --game classic_whist --agents heuristic random --deals 2000 --out runs/eval"
+    )
+    from whist_env import GAMES
+
+    parser.add_argument(
+        "--game", default="classic_whist", help=f"game to play: {', '.join(GAMES)} (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--agents",
+        nargs="+",
+        required=True,
+        metavar="SPEC",
+        help=f"two or more agent specs ({', '.join(AGENT_SPECS)}); every pair among them plays a match",
+    )
+    parser.add_argument("--deals", type=int, default=1000, help="deals per pair (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random agents (default: %(default)s)")
+    parser.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        type=_parse_option,
+        metavar="KEY=VALUE",
+        help="rule option of the game (repeatable), value read as YAML, e.g. --option honours=false; "
+        "one play is one hand unless --option episode=game",
+    )
+    parser.add_argument("--no-duplicate", action="store_true", help="play each deal once instead of once per side")
+    parser.add_argument("--out", default=None, metavar="DIR", help="folder for results.json and results.csv (default: print only)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def _error(message: str) -> int:
+    print(f"whist eval: error: {message}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run ``whist eval``: print the table, optionally save JSON/CSV; returns the exit status
+    (0 on success, 2 on a bad game, option, deal count or agent spec)."""
+    from agents import make_agent
+    from whist_env import GAMES
+
+    if args.game not in GAMES:
+        return _error(f"unknown game {args.game!r}; games: {sorted(GAMES)}")
+    if len(args.agents) < 2:
+        return _error("--agents needs at least two agent specs")
+    if args.deals < 1:
+        return _error(f"--deals must be >= 1, got {args.deals}")
+    if args.seed < 0:
+        return _error(f"--seed must be >= 0, got {args.seed}")
+    options = dict(args.option)
+    try:
+        GAMES[args.game].raw_env(**{"episode": "hand", **options})
+    except (ValueError, TypeError) as err:
+        return _error(f"bad --option: {err}")
+    agents = []
+    for i, spec in enumerate(args.agents):
+        try:
+            agents.append(make_agent(spec, args.game, seed=args.seed + 1 + i))
+        except (ValueError, OSError, ImportError, RuntimeError, KeyError) as err:
+            return _error(f"bad agent spec {spec!r}: {err}")
+    labels = []
+    for spec in args.agents:
+        label = spec
+        k = 2
+        while label in labels:
+            label = f"{spec}#{k}"
+            k += 1
+        labels.append(label)
+    results = []
+    for i in range(len(agents)):
+        for j in range(i + 1, len(agents)):
+            result = evaluate_pair(
+                args.game,
+                agents[i],
+                agents[j],
+                args.deals,
+                seed=args.seed,
+                options=options,
+                duplicate=not args.no_duplicate,
+                progress=not args.quiet,
+                labels=(labels[i], labels[j]),
+            )
+            results.append(result)
+    print(format_table(results))
+    total = sum(r.seconds for r in results)
+    print(f"({sum(r.games for r in results)} games, {sum(r.hands for r in results)} hands in {total:.1f} s)")
+    if args.out:
+        for path in save_results(results, args.out):
+            print(f"wrote {path}")
+    return 0
