@@ -16,6 +16,11 @@ SUBCOMMANDS = {
     "train": ("training.train", "train an agent by self-play PPO from a YAML config, then evaluate it"),
     "eval": ("training.evaluate", "play duplicate-deal matches between agents and report win rates with 95%% CIs"),
     "sb3-train": ("training.sb3_maskable", "train one seat with sb3-contrib MaskablePPO against fixed opponents"),
+    "league": ("training.league", "round robin of duplicate-deal matches between agents, stored, with openskill ratings"),
+    "leaderboard": ("training.leaderboard", "recompute ratings and pairwise win rates from the results store"),
+    "plot": ("training.plots", "write PNG figures from the results store and tensorboard logs"),
+    "replay": ("training.replay_html", "write a self-contained HTML page that steps through a game record"),
+    "play": ("training.play", "play a game in the terminal against heuristic or checkpoint opponents"),
 }
 
 
