@@ -27,7 +27,8 @@ class WhistEnv(AECEnv):
     * ``reset(seed, options={"hands": {agent: [card, ...]}, "dealer": agent, <extra>: ...})``
       fixes the first deal; ``ValueError`` on a broken deal.
     * Infos (every agent, every step): ``phase``, ``hand_number``, ``tricks_won``, ``score``,
-      ``hand_points``; ``last_trick`` when a trick completes; ``winners`` when the game ends.
+      ``hand_points``; ``last_trick`` when a trick completes; ``revoke`` (the revoking agent)
+      when an established revoke annuls the hand (RULES.md §2.9); ``winners`` when the game ends.
 
     Raises:
         ValueError: on an unknown or invalid rule option (at construction), and on an illegal
@@ -131,6 +132,8 @@ class WhistEnv(AECEnv):
         elif g.truncated:
             self.truncations = dict.fromkeys(self.agents, True)
         info = self._info(outcome.last_trick)
+        if outcome.revoke is not None:
+            info["revoke"] = self.possible_agents[outcome.revoke]
         self.infos = {a: info for a in self.agents}
         if g.current_player is not None:
             self.agent_selection = self.possible_agents[g.current_player]

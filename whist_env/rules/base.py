@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Mapping, Sequence
+import dataclasses
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -52,11 +53,13 @@ class StepOutcome:
         hand_points: points per side from the hand scored by this action (or the score change
             caused by an annulled hand), else ``None``.
         rewards: reward per seat (RULES.md §1.9) when a hand ended or the game ended, else ``None``.
+        revoke: the seat whose established revoke annulled the hand (RULES.md §2.9), else ``None``.
     """
 
     last_trick: dict | None = None
     hand_points: tuple[int, ...] | None = None
     rewards: tuple[float, ...] | None = None
+    revoke: int | None = None
 
 
 class TrickTakingGame:
@@ -366,8 +369,8 @@ class TrickTakingGame:
         before = list(self.scores)
         self.scores[side] = self._revoke_penalty(self.scores[side])
         points = [a - b for a, b in zip(self.scores, before)]
-        self.events.append(("revoke", revoker))
-        return self._finish_hand(points, None, None, annulled=True)
+        outcome = self._finish_hand(points, None, None, annulled=True)
+        return dataclasses.replace(outcome, revoke=revoker)
 
     def _finish_hand(self, points: Sequence[int], winner_side: int | list[int] | None, last: dict | None, annulled: bool) -> StepOutcome:
         self.last_hand_points = list(points)
