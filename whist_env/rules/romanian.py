@@ -14,7 +14,6 @@ from whist_env.engine.dealing import deal_round_robin, shuffled_deck
 from whist_env.engine.tricks import natural_context
 from whist_env.rules.base import GAME_OVER, PLAY, FixedDeal, StepOutcome, TrickTakingGame
 from whist_env.rules.options import CommonOptions, int_at_least, is_bool, one_of, option
-from whist_env.rules.scoring import strict_leader
 
 BID = "bid"
 MAX_BID = 8
@@ -151,6 +150,22 @@ class RomanianWhist(TrickTakingGame):
                 raise ValueError(f"turn_up {text!r} is not in the {len(self._deck)}-card deck")
             if fixed.hands is not None and any(h >> card & 1 for h in fixed.hands):
                 raise ValueError(f"turn_up {text!r} is also in a hand")
+            k = self._fixed_deal_size(fixed)
+            if k is not None and not self._has_trump(k):
+                raise ValueError(f"turn_up {text!r} given for a {k}-card deal, which has no trump (RULES.md §5.4)")
+
+    def _fixed_deal_size(self, fixed: FixedDeal) -> int | None:
+        """Cards per player of a fixed first deal, ``None`` while still to be drawn (episode="hand")."""
+        j = fixed.extras.get("deal_index")
+        if j is not None:
+            return self.schedule[j]
+        if fixed.hands is not None:
+            return fixed.hands[0].bit_count()
+        return None if self.options.episode == "hand" else self.schedule[0]
+
+    def _has_trump(self, k: int) -> bool:
+        """Whether a ``k``-card deal turns a trump card (RULES.md §5.4)."""
+        return 2 <= k <= 7 or (k == 1 and self.options.trump_on_one_card_deals)
 
     def _fixed_hand_size(self, deal: Mapping[str, Any]) -> int:
         j = deal.get("deal_index")
@@ -187,8 +202,7 @@ class RomanianWhist(TrickTakingGame):
             if c in rest:
                 rest.remove(c)
             rest.insert(0, c)
-        has_trump = 2 <= k <= 7 or (k == 1 and self.options.trump_on_one_card_deals)
-        self.turn_up = rest[0] if has_trump and rest else None
+        self.turn_up = rest[0] if self._has_trump(k) and rest else None
         self.trump = None if self.turn_up is None else suit_of(self.turn_up)
         self.ctx = natural_context(self.trump, must_trump=self.trump is not None)
         self.bids = [None] * n
@@ -196,6 +210,12 @@ class RomanianWhist(TrickTakingGame):
         self.leader = self.current_player = self.first_player
         if self.turn_up is not None:
             self.events.append(("turn_up", card_to_str(self.turn_up)))
+
+    def _deal_extras(self) -> dict[str, Any]:
+        extras: dict[str, Any] = {"deal_index": self.deal_index}
+        if self.turn_up is not None:
+            extras["turn_up"] = card_to_str(self.turn_up)
+        return extras
 
     # ------------------------------------------------------------------ bidding
     def _legal_phase_actions(self) -> int:
@@ -246,8 +266,9 @@ class RomanianWhist(TrickTakingGame):
         if self.deal_index + 1 < len(self.schedule):
             return points, None
         best = max(self.scores)
-        leader = strict_leader(self.scores)
-        return points, [leader] if leader is not None else [s for s in range(self.num_players) if self.scores[s] == best]
+        joint = [s for s in range(self.num_players) if self.scores[s] == best]
+        # Everyone tied for the highest total is a draw (no winner), as in episode="hand" (§1.9).
+        return points, joint if len(joint) < self.num_players else []
 
     # ------------------------------------------------------------------ labels and views
     def action_label(self, action: int) -> str:
