@@ -1,0 +1,86 @@
+"""``whist league`` and ``whist leaderboard`` (issue 6, item 3)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import math
+
+import pytest
+
+from training.cli import main
+from training.ratings import compute_leaderboard, compute_leaderboards
+from training.store import ResultsStore
+
+AGENTS = ["random", "heuristic", "random"]
+
+
+@pytest.fixture(scope="module")
+def league(tmp_path_factory):
+    """A three-agent league on Classic Whist, run once for the module: (db path, printed text)."""
+    db = tmp_path_factory.mktemp("league") / "results.sqlite"
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        status = main(["league", "--game", "classic_whist", "--agents", *AGENTS, "--deals", "40", "--seed", "5",
+                       "--db", str(db), "--quiet"])
+    assert status == 0
+    return db, out.getvalue()
+
+
+def test_league_orders_random_below_heuristic(league):
+    db, _ = league
+    with ResultsStore(db) as store:
+        board = compute_leaderboard(store, "classic_whist", {"episode": "hand"})
+    assert board.deals == 3 * 40
+    by_name = {r.name: r for r in board.ratings}
+    assert set(by_name) == {"random", "heuristic", "random#2"}
+    assert board.ratings[0].name == "heuristic"
+    for name in ("random", "random#2"):
+        assert by_name[name].mu < by_name["heuristic"].mu
+        assert by_name[name].ordinal < by_name["heuristic"].ordinal
+        assert by_name[name].mu + 2 * by_name[name].sigma < by_name["heuristic"].mu
+        assert by_name[name].deals == 80
+    pairs = {(p.agent_a, p.agent_b): p for p in board.pairs}
+    assert set(pairs) == {("random", "heuristic"), ("random", "random#2"), ("heuristic", "random#2")}
+    vs = pairs[("random", "heuristic")]
+    assert vs.deals == 40 and vs.games == 80
+    assert vs.win_rate_ci[1] < 0.5 and vs.significant
+    names, rate, low, high = board.win_rate_matrix()
+    i, j = names.index("heuristic"), names.index("random")
+    assert rate[i, j] == pytest.approx(1 - vs.win_rate)
+    assert math.isnan(rate[i, i])
+
+
+def test_leaderboard_recomputes_the_league_printout(league, capsys):
+    db, printed = league
+    assert main(["leaderboard", "--db", str(db), "--game", "classic_whist"]) == 0
+    recomputed = capsys.readouterr().out
+    assert "Leaderboard: classic_whist" in recomputed and "win rate A [95% CI]" in recomputed
+    assert printed.endswith(recomputed)
+    assert main(["leaderboard", "--db", str(db)]) == 0  # every game: the same single board
+    assert capsys.readouterr().out == recomputed
+
+
+def test_ratings_do_not_depend_on_storage_order(league, tmp_path):
+    db, _ = league
+    with ResultsStore(db) as store:
+        (board,) = compute_leaderboards(store)
+        matches = store.matches()
+        agents = store.agents()
+        deals = {m.id: list(store.deals(m.id)) for m in matches}
+    with ResultsStore(tmp_path / "reversed.sqlite") as copy:
+        ids = {i: copy.agent_id(a.name, a.kind, a.checkpoint_sha256) for i, a in sorted(agents.items(), reverse=True)}
+        for m in reversed(matches):
+            new = copy.match_id(m.game, m.options, m.seed, ids[m.agent_a], ids[m.agent_b], m.duplicate, m.seats)
+            for d in reversed(deals[m.id]):
+                copy.add_deal(new, d)
+        (again,) = compute_leaderboards(copy)
+    assert again.ratings == board.ratings
+
+
+def test_league_and_leaderboard_errors(tmp_path, capsys):
+    assert main(["league", "--game", "nope", "--agents", "random", "random", "--db", str(tmp_path / "x.sqlite")]) == 2
+    assert main(["league", "--agents", "random", "--db", str(tmp_path / "x.sqlite")]) == 2
+    assert main(["leaderboard", "--db", str(tmp_path / "missing.sqlite")]) == 2
+    assert "no results store" in capsys.readouterr().err

@@ -1,0 +1,162 @@
+"""The SQLite results store (issue 6, item 2): schema, transactions, duplicates, a killed writer."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agents import RandomAgent
+from training.cli import main
+from training.evaluate import DealOutcome, PlayOutcome, evaluate_pair
+from training.store import SCHEMA_VERSION, ResultsStore, StoreError, agent_identity, file_sha256
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _deal(index: int, points=((3, 0), (0, 2))) -> DealOutcome:
+    return DealOutcome(index=index, seed=100 + index, plays=tuple(PlayOutcome(side_a=k, points=p, hands=1) for k, p in enumerate(points)))
+
+
+def _match(store: ResultsStore) -> int:
+    a = store.agent_id("random", "random")
+    b = store.agent_id("heuristic", "heuristic")
+    return store.match_id("classic_whist", {"episode": "hand"}, 0, a, b, True, [[a, b, a, b], [b, a, b, a]])
+
+
+def test_new_store_has_schema_and_version(tmp_path):
+    path = tmp_path / "sub" / "results.sqlite"
+    with ResultsStore(path) as store:
+        tables = {r[0] for r in store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        assert {"meta", "agents", "matches", "outcomes"} <= tables
+        assert store.schema_version == SCHEMA_VERSION
+        assert store.conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        match = _match(store)
+        row = store.matches()[0]
+        assert row.id == match and row.game == "classic_whist" and row.options == {"episode": "hand"}
+        assert row.duplicate and row.seats == [[1, 2, 1, 2], [2, 1, 2, 1]]
+        assert row.code_version.startswith("0.") and row.created_utc.endswith("+00:00")
+    with ResultsStore(path) as store:  # reopening keeps everything
+        assert len(store.matches()) == 1 and len(store.agents()) == 2
+
+
+def test_other_schema_version_is_refused(tmp_path):
+    path = tmp_path / "r.sqlite"
+    ResultsStore(path).close()
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE meta SET value = '999' WHERE key = 'schema_version'")
+    with pytest.raises(StoreError, match="schema version 999"):
+        ResultsStore(path)
+    other = tmp_path / "other.sqlite"
+    with sqlite3.connect(other) as conn:
+        conn.execute("CREATE TABLE t (x)")
+    with pytest.raises(StoreError, match="not a whist-env results store"):
+        ResultsStore(other)
+
+
+def test_agent_identity_hashes_checkpoints(tmp_path):
+    ckpt = tmp_path / "a.pt"
+    ckpt.write_bytes(b"weights")
+    assert agent_identity("random") == ("random", None)
+    assert agent_identity(f"checkpoint:{ckpt}") == ("checkpoint", file_sha256(ckpt))
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        a1 = store.agent_id("ckpt", "checkpoint", "aa")
+        assert store.agent_id("ckpt", "checkpoint", "aa") == a1
+        assert store.agent_id("ckpt", "checkpoint", "bb") != a1  # retrained: another agent
+        assert store.agents()[a1].display_name == "ckpt@aa"
+
+
+def test_deal_is_written_in_one_transaction(tmp_path):
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        match = _match(store)
+        assert store.add_deal(match, _deal(0))
+        bad = DealOutcome(index=1, seed=7, plays=(PlayOutcome(0, (1, 0), 1), PlayOutcome(None, (0, 1), 1)))  # NOT NULL fails on play 2
+        with pytest.raises(sqlite3.IntegrityError):
+            store.add_deal(match, bad)
+        assert store.stored_deals(match) == {0}
+        assert store.count_outcomes() == 2
+        got = list(store.deals(match))
+        assert got == [_deal(0)]
+
+
+def test_same_deal_twice_is_stored_once(tmp_path):
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        match = _match(store)
+        assert store.add_deal(match, _deal(0))
+        assert not store.add_deal(match, _deal(0, points=((9, 9), (9, 9))))
+        assert list(store.deals(match)) == [_deal(0)]
+        # the same natural key finds the same match
+        assert _match(store) == match
+
+
+def test_evaluation_twice_is_counted_once(tmp_path):
+    path = tmp_path / "r.sqlite"
+    with ResultsStore(path) as store:
+        match = _match(store)
+        for _ in range(2):
+            done = store.stored_deals(match)
+            result = evaluate_pair("classic_whist", RandomAgent(seed=1), RandomAgent(seed=2), 6, seed=3,
+                                   on_deal=lambda o: store.add_deal(match, o), skip_deals=done)
+        assert result.deals == 0  # second run: everything skipped
+        assert store.stored_deals(match) == set(range(6))
+        assert store.count_outcomes() == 12
+
+
+def test_league_rerun_skips_stored_deals(tmp_path, capsys):
+    db = str(tmp_path / "r.sqlite")
+    args = ["league", "--game", "classic_whist", "--agents", "random", "random", "--deals", "4", "--db", db, "--quiet"]
+    assert main(args) == 0
+    assert "played 4 deals, skipped 0" in capsys.readouterr().out
+    assert main(args) == 0
+    assert "played 0 deals, skipped 4" in capsys.readouterr().out
+    assert main(args[:-4] + ["6", "--db", db, "--quiet"]) == 0
+    assert "played 2 deals, skipped 4" in capsys.readouterr().out
+    with ResultsStore(db) as store:
+        assert store.count_outcomes() == 12
+
+
+def _stored_deals(db: Path) -> int:
+    try:
+        with sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5) as conn:
+            return int(conn.execute("SELECT COUNT(DISTINCT match_id || ':' || deal_index) FROM outcomes").fetchone()[0])
+    except sqlite3.OperationalError:  # not created yet
+        return 0
+
+
+def test_store_survives_kill_during_league(tmp_path):
+    db = tmp_path / "killed.sqlite"
+    cmd = [sys.executable, "-m", "training.cli", "league", "--game", "classic_whist", "--agents", "random", "random",
+           "--deals", "100000", "--db", str(db), "--quiet"]
+    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        deadline = time.monotonic() + 120
+        while _stored_deals(db) < 5:
+            assert proc.poll() is None, proc.stderr.read().decode()
+            assert time.monotonic() < deadline, "the league stored nothing within 120 s"
+            time.sleep(0.05)
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == -signal.SIGKILL
+    with ResultsStore(db) as store:
+        assert store.integrity_check() == "ok"
+        (match,) = store.matches()
+        deals = list(store.deals(match.id))
+        assert len(deals) >= 5
+        assert all(len(d.plays) == 2 and [p.side_a for p in d.plays] == [0, 1] for d in deals)  # only complete duplicate deals
+        assert [d.index for d in deals] == list(range(len(deals)))
+        n = len(deals)
+    # resuming plays only the missing deals
+    assert main(["league", "--game", "classic_whist", "--agents", "random", "random", "--deals", str(n + 2),
+                 "--db", str(db), "--quiet"]) == 0
+    with ResultsStore(db) as store:
+        assert store.stored_deals(store.matches()[0].id) == set(range(n + 2))

@@ -1,0 +1,380 @@
+"""``whist plot``: PNG figures from the results store, tensorboard logs and game records (issue 6, item 4).
+
+Figures (each function writes one PNG with matplotlib's Agg canvas, no display needed, and
+returns the path):
+
+* :func:`plot_win_rate_heatmap`: row agent's win rate against the column agent, with the 95%
+  interval in each cell (from a :class:`training.ratings.Leaderboard`).
+* :func:`plot_ratings`: openskill ``mu`` per agent with ``mu ± 2 sigma`` error bars.
+* :func:`plot_learning_curve`: evaluation points per hand against training steps, read from the
+  tensorboard event files of one or more run folders. The PPO trainer logs
+  ``eval/<opponent>/points_per_hand`` (and ``eval/<opponent>/win_rate``) at each evaluation.
+  The band is, in order of preference: (1) the 95% interval logged by the run as
+  ``eval/<opponent>/points_per_hand_ci_low`` and ``..._ci_high`` when present; (2) with several
+  run folders logging the same opponent, the 95% t-interval of the mean across runs at each step
+  (runs are the replicates); (3) with one run and only the mean logged, ``± 1.96 s``, where ``s``
+  is the evaluation noise estimated from successive differences (``s = sd(y[t] - y[t-1]) / √2``,
+  von Neumann's estimator, which assumes the true curve changes slowly between evaluations).
+  The legend says which band is drawn.
+* :func:`plot_bid_accuracy`: Romanian Whist, share of bids made exactly per deal size (cards per
+  player), per agent label, with 95% Wilson intervals, from game records
+  (:mod:`whist_env.records`).
+
+Command line: ``whist plot --db runs/results.sqlite --logdir runs/classic --records games.jsonl --out runs/plots``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections import defaultdict
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from training.store import DEFAULT_PATH
+
+Z95 = 1.959963984540054
+
+
+def _figure(width: float, height: float) -> Any:
+    from matplotlib.figure import Figure
+
+    return Figure(figsize=(width, height), dpi=100, layout="constrained")
+
+
+def _save(fig: Any, path: str | Path) -> Path:
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png")
+    return path
+
+
+def _title(board: Any) -> str:
+    from training.store import canonical_json
+
+    opts = {k: v for k, v in board.options.items() if k != "episode" or v != "hand"}
+    return board.game + (f" {canonical_json(opts)}" if opts else "") + f", {board.deals} duplicate deals"
+
+
+# ---------------------------------------------------------------------------------- store figures
+def plot_win_rate_heatmap(board: Any, path: str | Path) -> Path:
+    """Heat map of pairwise win rates.
+
+    Args:
+        board: a :class:`training.ratings.Leaderboard` (at least one agent).
+        path: PNG file to write (folders are created).
+    Returns:
+        the path written.
+    Raises:
+        ValueError: when the leaderboard has no agents.
+    """
+    names, rate, low, high = board.win_rate_matrix()
+    if not names:
+        raise ValueError("the leaderboard has no agents")
+    n = len(names)
+    fig = _figure(2.0 + 1.5 * n, 1.5 + 1.1 * n)
+    ax = fig.add_subplot()
+    im = ax.imshow(np.ma.masked_invalid(rate), cmap="RdBu", vmin=0.0, vmax=1.0)
+    for i in range(n):
+        for j in range(n):
+            if i == j or not math.isfinite(rate[i, j]):
+                continue
+            text = f"{100 * rate[i, j]:.1f}%"
+            if math.isfinite(low[i, j]):
+                text += f"\n[{100 * low[i, j]:.1f}, {100 * high[i, j]:.1f}]"
+            ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if abs(rate[i, j] - 0.5) > 0.3 else "black")
+    ax.set_xticks(range(n), names, rotation=30, ha="right")
+    ax.set_yticks(range(n), names)
+    ax.set_xlabel("opponent (column)")
+    ax.set_ylabel("agent (row)")
+    ax.set_title(f"Win rate of row vs column [95% CI]\n{_title(board)}", fontsize=9)
+    fig.colorbar(im, ax=ax, label="win rate (ties count half)")
+    return _save(fig, path)
+
+
+def plot_ratings(board: Any, path: str | Path) -> Path:
+    """Openskill rating per agent: ``mu`` with ``mu ± 2 sigma`` error bars, best agent on top.
+
+    Args:
+        board: a :class:`training.ratings.Leaderboard` (at least one agent).
+        path: PNG file to write.
+    Returns:
+        the path written.
+    Raises:
+        ValueError: when the leaderboard has no agents.
+    """
+    if not board.ratings:
+        raise ValueError("the leaderboard has no agents")
+    rows = board.ratings[::-1]
+    fig = _figure(7.0, 1.2 + 0.5 * len(rows))
+    ax = fig.add_subplot()
+    y = np.arange(len(rows))
+    mu = np.array([r.mu for r in rows])
+    sigma = np.array([r.sigma for r in rows])
+    ax.errorbar(mu, y, xerr=2 * sigma, fmt="o", capsize=4, label="mu ± 2 sigma")
+    ax.plot([r.ordinal for r in rows], y, "|", color="grey", markersize=12, label="ordinal (mu - 3 sigma)")
+    ax.set_yticks(y, [r.name for r in rows])
+    ax.set_xlabel("openskill rating (Plackett-Luce)")
+    ax.set_title(f"Ratings\n{_title(board)}", fontsize=9)
+    ax.grid(axis="x", alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    return _save(fig, path)
+
+
+# ---------------------------------------------------------------------------------- learning curve
+def _event_dirs(logdir: Path) -> list[Path]:
+    if not logdir.exists():
+        raise FileNotFoundError(f"no such log folder: {logdir}")
+    dirs = sorted({p.parent for p in logdir.rglob("events.out.tfevents.*")})
+    return dirs
+
+
+def read_eval_scalars(logdirs: Iterable[str | Path], suffix: str = "points_per_hand") -> dict[str, dict[str, dict[str, np.ndarray]]]:
+    """Evaluation scalars from tensorboard event files.
+
+    Args:
+        logdirs: run folders; every folder below them holding ``events.out.tfevents.*`` files is a run.
+        suffix: the metric, as in the tag ``eval/<opponent>/<suffix>``.
+    Returns:
+        ``{opponent: {run folder: {"step": int64 array, "value": float64 array, "low"/"high":
+        float64 arrays when the run logs <suffix>_ci_low/_ci_high}}}``, steps ascending (the last
+        value logged at a step wins).
+    Raises:
+        FileNotFoundError: when a log folder does not exist.
+    """
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    out: dict[str, dict[str, dict[str, np.ndarray]]] = defaultdict(dict)
+    for logdir in logdirs:
+        for run_dir in _event_dirs(Path(logdir)):
+            acc = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
+            acc.Reload()
+            tags = set(acc.Tags().get("scalars", []))
+            for tag in sorted(tags):
+                parts = tag.split("/")
+                if len(parts) < 3 or parts[0] != "eval" or parts[-1] != suffix:
+                    continue
+                opponent = "/".join(parts[1:-1])
+                series = {"value": _by_step(acc.Scalars(tag))}
+                for bound in ("low", "high"):
+                    if f"{tag}_ci_{bound}" in tags:
+                        series[bound] = _by_step(acc.Scalars(f"{tag}_ci_{bound}"))
+                steps = np.array(sorted(series["value"]), dtype=np.int64)
+                run = {"step": steps, "value": np.array([series["value"][s] for s in steps], dtype=float)}
+                if "low" in series and "high" in series:
+                    run["low"] = np.array([series["low"].get(s, math.nan) for s in steps], dtype=float)
+                    run["high"] = np.array([series["high"].get(s, math.nan) for s in steps], dtype=float)
+                out[opponent][str(run_dir)] = run
+    return dict(out)
+
+
+def _by_step(events: Sequence[Any]) -> dict[int, float]:
+    return {int(e.step): float(e.value) for e in events}
+
+
+def plot_learning_curve(logdirs: Sequence[str | Path], path: str | Path, suffix: str = "points_per_hand") -> Path:
+    """Evaluation ``points per hand`` (or another ``eval/<opponent>/<suffix>`` metric) vs training steps.
+
+    One line per opponent with a 95% band (see the module docstring for how the band is chosen).
+
+    Args:
+        logdirs: run folders with tensorboard event files.
+        path: PNG file to write.
+        suffix: the metric's tag suffix.
+    Returns:
+        the path written.
+    Raises:
+        FileNotFoundError: when a log folder does not exist.
+        ValueError: when no ``eval/<opponent>/<suffix>`` scalar is found.
+    """
+    from scipy import stats
+
+    curves = read_eval_scalars(logdirs, suffix)
+    if not curves:
+        raise ValueError(f"no eval/<opponent>/{suffix} scalars in the tensorboard logs of {[str(d) for d in logdirs]}")
+    fig = _figure(8.0, 4.5)
+    ax = fig.add_subplot()
+    for k, (opponent, runs) in enumerate(sorted(curves.items())):
+        color = f"C{k}"
+        if len(runs) == 1:
+            (run,) = runs.values()
+            steps, mean = run["step"], run["value"]
+            if "low" in run:
+                low, high, how = run["low"], run["high"], "logged 95% CI"
+            else:
+                s = float(np.std(np.diff(mean), ddof=1) / math.sqrt(2)) if len(mean) >= 3 else math.nan
+                low, high, how = mean - Z95 * s, mean + Z95 * s, "±1.96 × noise from successive differences"
+        else:
+            steps = np.array(sorted(set().union(*(set(r["step"].tolist()) for r in runs.values()))), dtype=np.int64)
+            table = np.full((len(runs), len(steps)), np.nan)
+            for i, r in enumerate(runs.values()):
+                table[i, np.searchsorted(steps, r["step"])] = r["value"]
+                ax.plot(r["step"], r["value"], color=color, alpha=0.25, linewidth=0.8)
+            count = np.sum(np.isfinite(table), axis=0)
+            mean = np.nanmean(table, axis=0)
+            sd = np.array([np.nanstd(table[:, j], ddof=1) if count[j] >= 2 else np.nan for j in range(len(steps))])
+            half = np.where(count >= 2, stats.t.ppf(0.975, np.maximum(count - 1, 1)) * sd / np.sqrt(np.maximum(count, 1)), np.nan)
+            low, high, how = mean - half, mean + half, f"95% t-interval over {len(runs)} runs"
+        ax.plot(steps, mean, marker="o", markersize=3, color=color, label=f"vs {opponent}")
+        if np.any(np.isfinite(low)):
+            ax.fill_between(steps, low, high, color=color, alpha=0.2, label=f"vs {opponent}: {how}")
+    ax.axhline(0.0, color="grey", linewidth=0.8, linestyle="--")
+    ax.set_xlabel("training steps (environment steps, all seats)")
+    ax.set_ylabel(f"evaluation {suffix.replace('_', ' ')}")
+    ax.set_title("Learning curve (duplicate-deal evaluation)", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    return _save(fig, path)
+
+
+# ---------------------------------------------------------------------------------- bid accuracy
+def bid_accuracy(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[int, tuple[int, int]]]:
+    """Exact-bid counts of Romanian Whist game records.
+
+    Args:
+        records: game records (:mod:`whist_env.records`); records of other games are ignored.
+    Returns:
+        ``{agent label: {deal size: (bids made exactly, bids)}}``; the deal size is the number of
+        cards each player was dealt; the label is the record's ``players[seat]`` (the seat name
+        when missing). Hands without a complete set of tricks are left out.
+    """
+    out: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
+    for rec in records:
+        if rec.get("game") != "romanian_whist":
+            continue
+        players = rec.get("players") or {}
+        bids: dict[int, dict[str, int]] = defaultdict(dict)
+        for a in rec.get("actions", []):
+            label = str(a.get("label", ""))
+            if label.startswith("bid:"):
+                bids[int(a["hand_number"])][a["agent"]] = int(label.split(":")[1])
+        for hand in rec.get("hands", []):
+            dealt = hand["deal"]["hands"]
+            k = len(next(iter(dealt.values())))
+            if len(hand.get("tricks", [])) != k:
+                continue
+            won: dict[str, int] = defaultdict(int)
+            for trick in hand["tricks"]:
+                won[trick["winner"]] += 1
+            for seat, bid in bids.get(int(hand["hand_number"]), {}).items():
+                cell = out[str(players.get(seat, seat))][k]
+                cell[0] += int(won[seat] == bid)
+                cell[1] += 1
+    return {label: {k: (c[0], c[1]) for k, c in sorted(sizes.items())} for label, sizes in sorted(out.items())}
+
+
+def _wilson(made: int, n: int) -> tuple[float, float]:
+    if n == 0:
+        return math.nan, math.nan
+    p = made / n
+    denom = 1 + Z95**2 / n
+    centre = (p + Z95**2 / (2 * n)) / denom
+    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom
+    return centre - half, centre + half
+
+
+def plot_bid_accuracy(records: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
+    """Bar chart: share of Romanian Whist bids made exactly, per deal size and agent label, with 95% Wilson intervals.
+
+    Args:
+        records: game records (:func:`whist_env.records.read_records`).
+        path: PNG file to write.
+    Returns:
+        the path written.
+    Raises:
+        ValueError: when the records hold no Romanian Whist bids.
+    """
+    counts = bid_accuracy(records)
+    if not counts:
+        raise ValueError("no Romanian Whist bids in the records")
+    sizes = sorted({k for per in counts.values() for k in per})
+    labels = list(counts)
+    width = 0.8 / len(labels)
+    fig = _figure(max(6.0, 0.6 * len(sizes) * max(1, len(labels)) + 2), 4.5)
+    ax = fig.add_subplot()
+    x = np.arange(len(sizes))
+    for i, label in enumerate(labels):
+        acc, err_lo, err_hi = [], [], []
+        for k in sizes:
+            made, n = counts[label].get(k, (0, 0))
+            p = made / n if n else math.nan
+            lo, hi = _wilson(made, n)
+            acc.append(p)
+            err_lo.append(p - lo if n else 0.0)
+            err_hi.append(hi - p if n else 0.0)
+        total_made = sum(m for m, _ in counts[label].values())
+        total = sum(n for _, n in counts[label].values())
+        ax.bar(x + (i - (len(labels) - 1) / 2) * width, acc, width, yerr=[err_lo, err_hi], capsize=3,
+               label=f"{label} ({total_made}/{total} = {100 * total_made / total:.1f}%)")
+    ax.set_xticks(x, [str(k) for k in sizes])
+    ax.set_ylim(0.0, 1.0)
+    ax.set_xlabel("deal size (cards per player)")
+    ax.set_ylabel("bids made exactly [95% CI]")
+    ax.set_title("Romanian Whist bid accuracy", fontsize=10)
+    ax.grid(axis="y", alpha=0.3)
+    ax.legend(fontsize=8, loc="best")
+    return _save(fig, path)
+
+
+# ---------------------------------------------------------------------------------- command line
+def configure_parser(parser: argparse.ArgumentParser) -> None:
+    """Add the ``whist plot`` arguments to ``parser``."""
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = (
+        "Writes, as the inputs allow: winrate_heatmap_<game>.png and ratings_<game>.png per game of the\n"
+        "store (a suffix _2, _3 ... when a game was played with several option sets), learning_curve.png\n"
+        "from --logdir, bid_accuracy.png from --records.\n\n"
+        "example: whist plot --db runs/results.sqlite --logdir runs/classic --out runs/plots"
+    )
+    parser.add_argument("--db", default=None, metavar="PATH",
+                        help=f"results store (default: {DEFAULT_PATH} when it exists)")
+    parser.add_argument("--game", default=None, help="only this game's leaderboards (default: every game)")
+    parser.add_argument("--logdir", nargs="+", default=[], metavar="RUNDIR", help="training run folders with tensorboard logs")
+    parser.add_argument("--records", nargs="+", default=[], metavar="FILE.jsonl", help="game record files (Romanian Whist bid accuracy)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="folder for the PNG files")
+
+
+def run(args: argparse.Namespace) -> int:
+    """Write the figures the inputs allow and print their paths; returns 0, 1 when there was
+    nothing to plot, 2 on an unreadable input."""
+    import sqlite3
+
+    from training.ratings import compute_leaderboards
+    from training.store import ResultsStore, StoreError
+    from whist_env.records import read_records
+
+    out = Path(args.out)
+    written: list[Path] = []
+    db = args.db if args.db is not None else (str(DEFAULT_PATH) if DEFAULT_PATH.exists() else None)
+    try:
+        if db is not None:
+            if not Path(db).exists():
+                raise FileNotFoundError(f"no results store at {db}")
+            with ResultsStore(db) as store:
+                boards = compute_leaderboards(store, args.game)
+            seen: dict[str, int] = defaultdict(int)
+            for board in boards:
+                seen[board.game] += 1
+                tag = board.game + (f"_{seen[board.game]}" if seen[board.game] > 1 else "")
+                written.append(plot_win_rate_heatmap(board, out / f"winrate_heatmap_{tag}.png"))
+                written.append(plot_ratings(board, out / f"ratings_{tag}.png"))
+        if args.logdir:
+            written.append(plot_learning_curve(args.logdir, out / "learning_curve.png"))
+        if args.records:
+            records = [r for f in args.records for r in read_records(f)]
+            written.append(plot_bid_accuracy(records, out / "bid_accuracy.png"))
+    except (OSError, ValueError, StoreError, sqlite3.DatabaseError) as err:
+        for p in written:
+            print(f"wrote {p}")
+        print(f"whist plot: error: {err}", file=sys.stderr)
+        return 2
+    if not written:
+        print("whist plot: nothing to plot (no results store, --logdir or --records given)", file=sys.stderr)
+        return 1
+    for p in written:
+        print(f"wrote {p}")
+    return 0

@@ -1,0 +1,355 @@
+"""Embedded SQLite results store for evaluations and leagues (issue 6, item 2).
+
+One file (default ``runs/results.sqlite``) holds:
+
+* ``meta``: ``schema_version`` (this code reads and writes :data:`SCHEMA_VERSION`).
+* ``agents``: ``id``, ``name`` (the label used on the command line, e.g. ``heuristic`` or
+  ``random#2``), ``kind`` (``random``, ``heuristic``, ``checkpoint``, ...) and
+  ``checkpoint_sha256`` (hex digest of the checkpoint file, ``NULL`` for other kinds). An agent
+  is identified by all three, so a retrained checkpoint at the same path is a new agent.
+* ``matches``: ``id``, ``game``, ``options`` (canonical JSON of the rule options, including the
+  ``episode`` default), ``seed`` (seed of the deals), ``agent_a``, ``agent_b`` (agent ids),
+  ``duplicate`` (0/1: every deal replayed once per side), ``seats`` (JSON: for each play index,
+  the agent id per seat; with ``duplicate = 0`` the seats of play ``deal_index % sides``),
+  ``created_utc`` (ISO 8601) and ``code_version`` (``whist_env.__version__`` plus ``+g<commit>``
+  when the code is a git checkout).
+* ``outcomes``: one row per play: ``match_id``, ``deal_index``, ``deal_seed``, ``play_index``
+  (position within the duplicate set of the deal), ``side_a`` (A's side), ``points`` (JSON list,
+  points per side summed over the play's hands) and ``hands`` (hands played).
+
+Natural keys are ``UNIQUE``: a match by ``(game, options, seed, agent_a, agent_b, duplicate)``,
+an outcome by ``(match_id, deal_index, play_index)``. Running the same evaluation again finds the
+same match and skips the deals already stored (:meth:`ResultsStore.stored_deals`), so nothing is
+counted twice.
+
+Durability: the file uses SQLite's write-ahead log, and all plays of one deal are written in one
+transaction (:meth:`ResultsStore.add_deal`), so a killed evaluation loses at most the deal in
+progress and the file stays consistent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import subprocess
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from training.evaluate import DealOutcome, PlayOutcome
+
+#: Version of the schema this module reads and writes.
+SCHEMA_VERSION = 1
+#: Default location of the store, relative to the working folder.
+DEFAULT_PATH = Path("runs") / "results.sqlite"
+
+_SCHEMA = """
+CREATE TABLE meta (
+    key TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE agents (
+    id INTEGER PRIMARY KEY,
+    name TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    checkpoint_sha256 TEXT
+);
+CREATE UNIQUE INDEX agents_identity ON agents (name, kind, IFNULL(checkpoint_sha256, ''));
+CREATE TABLE matches (
+    id INTEGER PRIMARY KEY,
+    game TEXT NOT NULL,
+    options TEXT NOT NULL,
+    seed INTEGER NOT NULL,
+    agent_a INTEGER NOT NULL REFERENCES agents (id),
+    agent_b INTEGER NOT NULL REFERENCES agents (id),
+    duplicate INTEGER NOT NULL,
+    seats TEXT NOT NULL,
+    created_utc TEXT NOT NULL,
+    code_version TEXT NOT NULL,
+    UNIQUE (game, options, seed, agent_a, agent_b, duplicate)
+);
+CREATE TABLE outcomes (
+    match_id INTEGER NOT NULL REFERENCES matches (id),
+    deal_index INTEGER NOT NULL,
+    deal_seed INTEGER NOT NULL,
+    play_index INTEGER NOT NULL,
+    side_a INTEGER NOT NULL,
+    points TEXT NOT NULL,
+    hands INTEGER NOT NULL,
+    UNIQUE (match_id, deal_index, play_index)
+);
+"""
+
+
+class StoreError(RuntimeError):
+    """The file is not a results store this code can read (another schema version, or not a store)."""
+
+
+@dataclass(frozen=True)
+class AgentRow:
+    """An ``agents`` row: ``id``, ``name``, ``kind``, ``checkpoint_sha256`` (hex or ``None``)."""
+
+    id: int
+    name: str
+    kind: str
+    checkpoint_sha256: str | None
+
+    @property
+    def display_name(self) -> str:
+        """The name, with the first 8 hex digits of the checkpoint hash when there is one."""
+        return self.name if not self.checkpoint_sha256 else f"{self.name}@{self.checkpoint_sha256[:8]}"
+
+
+@dataclass(frozen=True)
+class MatchRow:
+    """A ``matches`` row; ``options`` is the decoded dict, ``seats`` a list (per play) of agent ids per seat."""
+
+    id: int
+    game: str
+    options: dict[str, Any]
+    seed: int
+    agent_a: int
+    agent_b: int
+    duplicate: bool
+    seats: list[list[int]]
+    created_utc: str
+    code_version: str
+
+    @property
+    def options_json(self) -> str:
+        """The canonical JSON text of ``options`` (as stored)."""
+        return canonical_json(self.options)
+
+
+def canonical_json(value: Any) -> str:
+    """JSON text with sorted keys and no spaces, so equal option dicts give equal text."""
+    return json.dumps(value, sort_keys=True, separators=(",", ":"))
+
+
+@lru_cache(maxsize=1)
+def code_version() -> str:
+    """``whist_env.__version__``, plus ``+g<short commit>`` when the package lives in a git checkout."""
+    import whist_env
+
+    version = str(getattr(whist_env, "__version__", "unknown"))
+    try:
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=Path(whist_env.__file__).resolve().parent,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        ).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        commit = ""
+    return f"{version}+g{commit}" if commit else version
+
+
+def file_sha256(path: str | Path) -> str:
+    """Hex SHA-256 digest of a file's bytes. Raises ``OSError`` when it cannot be read."""
+    digest = hashlib.sha256()
+    with Path(path).open("rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def agent_identity(spec: str) -> tuple[str, str | None]:
+    """``(kind, checkpoint_sha256)`` of an agent spec such as ``"random"`` or ``"checkpoint:PATH"``.
+
+    Raises:
+        OSError: when a checkpoint file cannot be read.
+    """
+    kind, sep, rest = spec.strip().partition(":")
+    kind = kind.lower()
+    if kind == "checkpoint" and sep:
+        return kind, file_sha256(rest)
+    return kind, None
+
+
+class ResultsStore:
+    """A results store file, opened (and created with the current schema when new or empty).
+
+    Usable as a context manager (closes the connection). Not shared between threads.
+
+    Args:
+        path: the SQLite file; its folder is created when missing.
+    Raises:
+        StoreError: when the file holds another schema version, or tables but no version.
+        sqlite3.DatabaseError: when the file is not an SQLite database.
+    """
+
+    def __init__(self, path: str | Path = DEFAULT_PATH) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.conn = sqlite3.connect(str(self.path), timeout=30.0)
+        try:
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute("PRAGMA synchronous=NORMAL")
+            self.conn.execute("PRAGMA foreign_keys=ON")
+            self._check_or_create_schema()
+        except BaseException:
+            self.conn.close()
+            raise
+
+    # ------------------------------------------------------------------ lifecycle
+    def close(self) -> None:
+        """Close the connection (committed data is already on disk)."""
+        self.conn.close()
+
+    def __enter__(self) -> ResultsStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _check_or_create_schema(self) -> None:
+        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            # One script, one transaction: a new file has either the whole schema with its version or nothing.
+            self.conn.executescript(
+                f"BEGIN;\n{_SCHEMA}\nINSERT INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');\nCOMMIT;"
+            )
+            return
+        if "meta" not in tables:
+            raise StoreError(f"{self.path} is an SQLite file but not a whist-env results store (no meta table)")
+        row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is None:
+            raise StoreError(f"{self.path}: results store without a schema_version entry")
+        if str(row[0]) != str(SCHEMA_VERSION):
+            raise StoreError(
+                f"{self.path} has results-store schema version {row[0]}, this code reads version {SCHEMA_VERSION}; "
+                "use a matching whist-env version or another --db file"
+            )
+
+    @property
+    def schema_version(self) -> int:
+        """The schema version recorded in the file."""
+        return int(self.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()[0])
+
+    # ------------------------------------------------------------------ agents
+    def agent_id(self, name: str, kind: str, checkpoint_sha256: str | None = None) -> int:
+        """The id of the agent ``(name, kind, checkpoint_sha256)``, inserted when new."""
+        with self.conn:
+            self.conn.execute(
+                "INSERT OR IGNORE INTO agents (name, kind, checkpoint_sha256) VALUES (?, ?, ?)", (name, kind, checkpoint_sha256)
+            )
+            row = self.conn.execute(
+                "SELECT id FROM agents WHERE name = ? AND kind = ? AND IFNULL(checkpoint_sha256, '') = ?",
+                (name, kind, checkpoint_sha256 or ""),
+            ).fetchone()
+        return int(row[0])
+
+    def agents(self) -> dict[int, AgentRow]:
+        """Every agent, by id."""
+        return {r[0]: AgentRow(*r) for r in self.conn.execute("SELECT id, name, kind, checkpoint_sha256 FROM agents ORDER BY id")}
+
+    # ------------------------------------------------------------------ matches
+    def match_id(
+        self,
+        game: str,
+        options: Mapping[str, Any],
+        seed: int,
+        agent_a: int,
+        agent_b: int,
+        duplicate: bool,
+        seats: Sequence[Sequence[int]],
+    ) -> int:
+        """The id of the match with this natural key, inserted (with the date and code version) when new.
+
+        Args:
+            game: game name.
+            options: the rule options the match is played with (stored as canonical JSON).
+            seed: seed of the deals.
+            agent_a, agent_b: agent ids (:meth:`agent_id`).
+            duplicate: whether every deal is played once per side.
+            seats: for each play index, the agent id per seat (only stored when the match is new).
+        """
+        key = (game, canonical_json(dict(options)), int(seed), int(agent_a), int(agent_b), int(bool(duplicate)))
+        with self.conn:
+            self.conn.execute(
+                "INSERT OR IGNORE INTO matches (game, options, seed, agent_a, agent_b, duplicate, seats, created_utc, code_version) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (*key, json.dumps([list(map(int, s)) for s in seats]), _utc_now(), code_version()),
+            )
+            row = self.conn.execute(
+                "SELECT id FROM matches WHERE game = ? AND options = ? AND seed = ? AND agent_a = ? AND agent_b = ? AND duplicate = ?",
+                key,
+            ).fetchone()
+        return int(row[0])
+
+    def matches(self, game: str | None = None) -> list[MatchRow]:
+        """Matches (optionally of one game), by id."""
+        sql = "SELECT id, game, options, seed, agent_a, agent_b, duplicate, seats, created_utc, code_version FROM matches"
+        params: tuple[Any, ...] = ()
+        if game is not None:
+            sql += " WHERE game = ?"
+            params = (game,)
+        out = []
+        for r in self.conn.execute(sql + " ORDER BY id", params):
+            out.append(MatchRow(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5], bool(r[6]), json.loads(r[7]), r[8], r[9]))
+        return out
+
+    # ------------------------------------------------------------------ outcomes
+    def add_deal(self, match_id: int, outcome: DealOutcome) -> bool:
+        """Store every play of one finished deal in one transaction.
+
+        Args:
+            match_id: the match (:meth:`match_id`).
+            outcome: the deal's plays (:class:`training.evaluate.DealOutcome`).
+        Returns:
+            ``True`` when stored, ``False`` when this deal of this match was already stored
+            (nothing is written then).
+        """
+        rows = [
+            (match_id, outcome.index, outcome.seed, k, p.side_a, json.dumps(list(map(int, p.points))), int(p.hands))
+            for k, p in enumerate(outcome.plays)
+        ]
+        with self.conn:
+            if self.conn.execute(
+                "SELECT 1 FROM outcomes WHERE match_id = ? AND deal_index = ? LIMIT 1", (match_id, outcome.index)
+            ).fetchone():
+                return False
+            self.conn.executemany(
+                "INSERT INTO outcomes (match_id, deal_index, deal_seed, play_index, side_a, points, hands) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
+        return True
+
+    def stored_deals(self, match_id: int) -> set[int]:
+        """Indices of the deals of ``match_id`` already stored."""
+        return {r[0] for r in self.conn.execute("SELECT DISTINCT deal_index FROM outcomes WHERE match_id = ?", (match_id,))}
+
+    def deals(self, match_id: int) -> Iterator[DealOutcome]:
+        """The stored deals of one match, by deal index, each with its plays in play order."""
+        current: int | None = None
+        seed = 0
+        plays: list[PlayOutcome] = []
+        for index, deal_seed, side_a, points, hands in self.conn.execute(
+            "SELECT deal_index, deal_seed, side_a, points, hands FROM outcomes WHERE match_id = ? ORDER BY deal_index, play_index",
+            (match_id,),
+        ):
+            if index != current:
+                if current is not None:
+                    yield DealOutcome(index=current, seed=seed, plays=tuple(plays))
+                current, seed, plays = index, deal_seed, []
+            plays.append(PlayOutcome(side_a=side_a, points=tuple(json.loads(points)), hands=hands))
+        if current is not None:
+            yield DealOutcome(index=current, seed=seed, plays=tuple(plays))
+
+    def count_outcomes(self) -> int:
+        """Number of stored plays (outcome rows) in all matches."""
+        return int(self.conn.execute("SELECT COUNT(*) FROM outcomes").fetchone()[0])
+
+    def integrity_check(self) -> str:
+        """SQLite's ``PRAGMA integrity_check`` result (``"ok"`` for a sound file)."""
+        return str(self.conn.execute("PRAGMA integrity_check").fetchone()[0])
+
+
+def _utc_now() -> str:
+    return datetime.now(timezone.utc).replace(microsecond=0).isoformat()
