@@ -31,7 +31,7 @@ import json
 import math
 import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -41,6 +41,7 @@ from scipy import stats
 from tqdm import tqdm
 
 from agents.base import Policy
+from whist_env.records import GameRecorder, write_records
 
 CONFIDENCE = 0.95
 ALPHA = 0.05
@@ -101,6 +102,87 @@ def _finite_or_none(v: Any) -> Any:
     return None if isinstance(v, float) and not math.isfinite(v) else v
 
 
+@dataclass(frozen=True)
+class PlayOutcome:
+    """One play of a deal: agent A sat on side ``side_a``, every other seat was agent B.
+
+    Attributes:
+        side_a: A's side index (0 … sides-1).
+        points: points per side summed over the play's hands (length = number of sides).
+        hands: hands played.
+    """
+
+    side_a: int
+    points: tuple[int, ...]
+    hands: int
+
+
+@dataclass(frozen=True)
+class DealOutcome:
+    """Every play of one deal, as passed to ``evaluate_pair(on_deal=...)`` once the deal is finished.
+
+    Attributes:
+        index: deal index within the match (0 … num_deals-1).
+        seed: the deal's seed (derived from the match seed and ``index``).
+        plays: one :class:`PlayOutcome` per play, in play order (one per side with duplicate deals).
+    """
+
+    index: int
+    seed: int
+    plays: tuple[PlayOutcome, ...]
+
+
+def deal_values(plays: Sequence[PlayOutcome], num_sides: int) -> tuple[float, float, int]:
+    """A's per-deal statistics from the plays of one deal.
+
+    Args:
+        plays: the deal's plays (at least one).
+        num_sides: number of sides of the game (≥ 2).
+    Returns:
+        ``(points_per_hand, win_share, hands)``: A's side's points minus the mean of the other
+        sides' per hand played, A's share of plays won (ties count half, averaged over the other
+        sides) in [0, 1], and the number of hands played.
+    """
+    diff_sum = 0  # in units of 1 / (sides - 1) points, kept integer so that equal play nets exactly 0
+    hands_sum = 0
+    half_wins = 0
+    for play in plays:
+        points = play.points
+        diff_sum += (num_sides - 1) * points[play.side_a] - (sum(points) - points[play.side_a])
+        hands_sum += play.hands
+        half_wins += _half_wins(points, play.side_a)
+    return (diff_sum / ((num_sides - 1) * max(hands_sum, 1)), half_wins / (2 * (num_sides - 1) * len(plays)), hands_sum)
+
+
+def summarize_pair(diff_per_deal: Sequence[float], win_per_deal: Sequence[float], **fields: Any) -> PairResult:
+    """A :class:`PairResult` from per-deal values (:func:`deal_values`).
+
+    Args:
+        diff_per_deal: A's points per hand minus B's, one value per deal.
+        win_per_deal: A's win share, one value per deal, in [0, 1].
+        fields: the other :class:`PairResult` fields (``agent_a``, ``agent_b``, ``game``,
+            ``hands``, ``games``, ...); ``deals`` defaults to the number of values.
+    Returns:
+        the result with means, 95% t-intervals (win rate clipped to [0, 1]) and p-value.
+    """
+    diffs = np.asarray(diff_per_deal, dtype=float)
+    wins = np.asarray(win_per_deal, dtype=float)
+    ppH, ppH_ci, p = _t_summary(diffs)
+    wr, (wr_lo, wr_hi), _ = _t_summary(wins - 0.5)
+    wr += 0.5
+    wr_ci = (max(0.0, wr_lo + 0.5), min(1.0, wr_hi + 0.5)) if math.isfinite(wr_lo) else (math.nan, math.nan)
+    fields.setdefault("deals", len(diffs))
+    return PairResult(
+        win_rate=wr,
+        win_rate_ci=wr_ci,
+        points_per_hand=ppH,
+        points_per_hand_ci=ppH_ci,
+        p_value=p,
+        significant=bool(math.isfinite(p) and p < ALPHA),
+        **fields,
+    )
+
+
 # ---------------------------------------------------------------------------------- dealing
 def _game_module(game: str):
     from whist_env import GAMES
@@ -130,7 +212,9 @@ def _deal_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
 
 
-def play_deal(raw_env: Any, seed: int, deal: Mapping[str, Any], policies: Sequence[Policy]) -> tuple[list[int], int]:
+def play_deal(
+    raw_env: Any, seed: int, deal: Mapping[str, Any], policies: Sequence[Policy], recorder: Any = None
+) -> tuple[list[int], int]:
     """Play one episode from a fixed deal.
 
     Args:
@@ -138,12 +222,16 @@ def play_deal(raw_env: Any, seed: int, deal: Mapping[str, Any], policies: Sequen
         seed: reset seed (later hands of an ``episode="game"`` run are dealt from it).
         deal: reset options fixing the first deal (:func:`deal_options`).
         policies: one policy per seat; each acts with ``act(observation, information_state)``.
+        recorder: optional :class:`whist_env.records.GameRecorder` built on ``raw_env`` (with this
+            seed and deal); it logs the play, and ``recorder.finish()`` then gives its record.
     Returns:
         ``(points, hands)``: points per side summed over the episode's hands, and hands played.
     Raises:
         ValueError: when a policy returns an illegal action (the message names the seat).
     """
     raw_env.reset(seed=seed, options=dict(deal))
+    if recorder is not None:
+        recorder.start()
     g = raw_env.game
     points = [0] * g.num_sides
     hands = 0
@@ -153,11 +241,14 @@ def play_deal(raw_env: Any, seed: int, deal: Mapping[str, Any], policies: Sequen
         policy = policies[seat_of[agent]]
         action = policy.act(raw_env.observe(agent), raw_env.information_state(agent))
         hand_number = g.hand_number
+        entry = recorder.pre_step(agent, int(action)) if recorder is not None else None
         try:
             raw_env.step(int(action))
         except ValueError as err:
             name = getattr(policy, "name", type(policy).__name__)
             raise ValueError(f"agent {name!r} at {agent} chose an illegal action: {err}") from err
+        if recorder is not None:
+            recorder.after_step(entry)
         if g.hand_number != hand_number or g.done or g.truncated:
             hands += 1
             for side, p in enumerate(g.last_hand_points):
@@ -200,6 +291,9 @@ def evaluate_pair(
     duplicate: bool = True,
     progress: bool = False,
     labels: tuple[str, str] | None = None,
+    on_deal: Callable[[DealOutcome], Any] | None = None,
+    skip_deals: Collection[int] = (),
+    records_path: str | Path | None = None,
 ) -> PairResult:
     """Play ``num_deals`` deals of ``game`` between two agents and summarise them.
 
@@ -214,6 +308,15 @@ def evaluate_pair(
             deal is played once, A's side rotating from deal to deal.
         progress: show a tqdm bar (rate and ETA) on stderr.
         labels: names of A and B in the result (default: the agents' ``name``).
+        on_deal: called with a :class:`DealOutcome` as soon as each deal's plays are finished
+            (e.g. to store it); an exception it raises stops the match.
+        skip_deals: indices of deals not to play (e.g. already stored); they are left out of the
+            result, whose ``deals`` counts only the deals played (statistics are ``nan`` when
+            every deal is skipped).
+        records_path: when given, a JSON Lines file that receives the game record
+            (``whist_env.records``) of every play of the match, written deal by deal; it is
+            replaced if it exists, or appended to when ``skip_deals`` is not empty. Each
+            record's ``meta`` holds the match, the deal index and seed, and A's side.
     Returns:
         a :class:`PairResult`.
     Raises:
@@ -231,48 +334,58 @@ def evaluate_pair(
     n_seats, n_sides = g.num_players, g.num_sides
     name_a, name_b = labels if labels is not None else (_label(agent_a), _label(agent_b))
     start = time.perf_counter()
-    diff_per_deal = np.empty(num_deals)
-    win_per_deal = np.empty(num_deals)
+    skip = {int(i) for i in skip_deals}
+    diff_per_deal: list[float] = []
+    win_per_deal: list[float] = []
     total_hands = 0
     games = 0
-    bar = tqdm(total=num_deals, desc=f"{name_a} vs {name_b}", unit="deal", file=sys.stderr, disable=not progress, dynamic_ncols=True)
+    if records_path is not None:
+        records_path = Path(records_path)
+        records_path.parent.mkdir(parents=True, exist_ok=True)
+        if not skip:
+            records_path.write_text("")
+    bar = tqdm(total=num_deals, desc=f"{name_a} vs {name_b}", unit="deal", file=sys.stderr, disable=not progress, dynamic_ncols=True,
+               initial=sum(1 for i in skip if 0 <= i < num_deals))
     try:
         for i in range(num_deals):
+            if i in skip:
+                continue
             s = _deal_seed(int(seed), i)
             deal = deal_options(raw, s)
             a_sides = range(n_sides) if duplicate else [i % n_sides]
-            diff_sum = 0  # in units of 1 / (sides - 1) points, kept integer so that equal play nets exactly 0
-            hands_sum = 0
-            half_wins = 0
+            plays = []
+            deal_records = []
             for side_a in a_sides:
                 policies = [agent_a if g.side_of(seat) == side_a else agent_b for seat in range(n_seats)]
-                points, hands = play_deal(raw, s, deal, policies)
-                diff_sum += (n_sides - 1) * points[side_a] - (sum(points) - points[side_a])
-                hands_sum += hands
-                half_wins += _half_wins(points, side_a)
+                recorder = None
+                if records_path is not None:
+                    players = {a: name_a if g.side_of(seat) == side_a else name_b for seat, a in enumerate(raw.possible_agents)}
+                    meta = {"match": f"{name_a} vs {name_b}", "agent_a": name_a, "agent_b": name_b, "deal_index": i,
+                            "deal_seed": s, "side_a": side_a, "match_seed": int(seed), "duplicate": bool(duplicate)}
+                    recorder = GameRecorder(raw, game, opts, s, deal, players, meta=meta)
+                points, hands = play_deal(raw, s, deal, policies, recorder=recorder)
+                if recorder is not None:
+                    deal_records.append(recorder.finish())
+                plays.append(PlayOutcome(side_a=side_a, points=tuple(points), hands=hands))
                 games += 1
-            diff_per_deal[i] = diff_sum / ((n_sides - 1) * max(hands_sum, 1))
-            win_per_deal[i] = half_wins / (2 * (n_sides - 1) * len(a_sides))
+            diff, win, hands_sum = deal_values(plays, n_sides)
+            diff_per_deal.append(diff)
+            win_per_deal.append(win)
             total_hands += hands_sum
+            if deal_records:
+                write_records(deal_records, records_path)
+            if on_deal is not None:
+                on_deal(DealOutcome(index=i, seed=s, plays=tuple(plays)))
             bar.update(1)
     finally:
         bar.close()
-    ppH, ppH_ci, p = _t_summary(diff_per_deal)
-    wr, (wr_lo, wr_hi), _ = _t_summary(win_per_deal - 0.5)
-    wr += 0.5
-    wr_ci = (max(0.0, wr_lo + 0.5), min(1.0, wr_hi + 0.5)) if math.isfinite(wr_lo) else (math.nan, math.nan)
-    return PairResult(
+    return summarize_pair(
+        diff_per_deal,
+        win_per_deal,
         agent_a=name_a,
         agent_b=name_b,
         game=game,
-        deals=int(num_deals),
         hands=total_hands,
-        win_rate=wr,
-        win_rate_ci=wr_ci,
-        points_per_hand=ppH,
-        points_per_hand_ci=ppH_ci,
-        p_value=p,
-        significant=bool(math.isfinite(p) and p < ALPHA),
         games=games,
         duplicate=bool(duplicate),
         seed=int(seed),
@@ -407,6 +520,24 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-duplicate", action="store_true", help="play each deal once instead of once per side")
     parser.add_argument("--out", default=None, metavar="DIR", help="folder for results.json and results.csv (default: print only)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--records",
+        default=None,
+        metavar="DIR",
+        help="save the game record of every play (docs/records.md): one JSON Lines file per match, "
+        "DIR/<game>__<agent A>__vs__<agent B>.jsonl; view one with 'whist replay FILE --html out.html'",
+    )
+
+
+def _records_file(args: argparse.Namespace, label_a: str, label_b: str) -> Path | None:
+    """The ``--records`` file of the match ``label_a`` vs ``label_b`` (``None`` without ``--records``)."""
+    if not getattr(args, "records", None):
+        return None
+
+    def safe(text: str) -> str:
+        return "".join(ch if ch.isalnum() or ch in "-_.#" else "_" for ch in text).strip("._") or "agent"
+
+    return Path(args.records) / f"{args.game}__{safe(label_a)}__vs__{safe(label_b)}.jsonl"
 
 
 def _error(message: str) -> int:
@@ -460,8 +591,11 @@ def run(args: argparse.Namespace) -> int:
                 duplicate=not args.no_duplicate,
                 progress=not args.quiet,
                 labels=(labels[i], labels[j]),
+                records_path=_records_file(args, labels[i], labels[j]),
             )
             results.append(result)
+            if getattr(args, "records", None):
+                print(f"wrote {_records_file(args, labels[i], labels[j])}", file=sys.stderr)
     print(format_table(results))
     total = sum(r.seconds for r in results)
     print(f"({sum(r.games for r in results)} games, {sum(r.hands for r in results)} hands in {total:.1f} s)")

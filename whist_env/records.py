@@ -1,32 +1,53 @@
 """Game records: a complete, replayable log of one episode, and its replay check.
 
-A record is a JSON-serialisable dict (schema ``"whist-env/game-record"``, ``version`` 1)::
+Schema ``"whist-env/game-record"``, ``version`` 1 (docs/records.md has the full description).
+A record is a JSON-serialisable dict::
 
     {
       "schema": "whist-env/game-record", "version": 1,
-      "game": "classic_whist", "options": {...rule options...},
-      "seed": 7, "reset_options": {...fixed first deal or null...},
-      "players": {"player_0": "heuristic", ...},          # who sat where (labels)
-      "hands": [                                          # one entry per hand dealt
-        {"hand_number": 0, "deal": {"hands": {agent: [cards]}, "dealer": agent, <extras>},
-         "points": {agent: side points of the hand},
-         "scores": {agent: side score after it (0 again when it ended a game of a match)},
-         "tricks": [{"leader": agent, "winner": agent, "cards": {agent: card}}, ...]}
+      "game": "classic_whist",                    # a key of whist_env.GAMES
+      "options": {...},                           # rule options passed to raw_env(**options)
+      "seed": 7,                                  # raw_env.reset(seed=...)
+      "reset_options": {...} | null,              # raw_env.reset(options=...): a fixed first deal
+      "players": {"player_0": "heuristic", ...},  # who sat where (labels, free text)
+      "meta": {...},                              # optional, free-form: match, deal index, date ...
+      "hands": [                                  # one entry per hand played, in order
+        {"hand_number": 0,
+         "deal": {"hands": {agent: [card, ...]}, "dealer": agent, <extras>},  # raw_env.current_deal()
+         "tricks": [{"leader": agent, "winner": agent, "cards": {agent: card}}, ...],
+         "points": {agent: points of its side in this hand},
+         "scores": {agent: its side's score after the hand (0 again when the hand ended a game of a match)}}
       ],
-      "actions": [{"step": 0, "agent": "player_1", "action": 38, "label": "KH",
-                   "phase": "play", "hand_number": 0}, ...],
-      "result": {"winners": [agents], "scores": {agent: score}, "returns": {agent: sum of rewards},
+      "actions": [                                # every action of the episode, in order
+        {"step": 0, "agent": "player_1", "action": 38, "label": "KH",
+         "phase": "play", "hand_number": 0, "check": "3f9a0c1d2b4e"}, ...
+      ],
+      "result": {"winners": [agent, ...], "scores": {agent: final score}, "returns": {agent: sum of rewards},
                  "terminated": true, "truncated": false, "hands_played": 3}
     }
 
+Cards are card texts (``"QH"``, ``"TC"``, ``"JKR"``), agents ``player_0 …``, points and scores
+are game points of the agent's side (partners show the same value), ``returns`` the sum of the
+environment's rewards. ``step`` is the index of the action in ``actions``; ``phase`` and
+``hand_number`` are the env's state *before* the action; ``check`` (optional) is
+:func:`table_digest` of the env *after* it, so that a changed action is caught at its own step.
+``meta`` may be absent.
+
 The record holds every player's cards (it is an omniscient log, for replays and audits, never
 for an agent). :func:`replay_record` plays the actions again through the environment from the
-same seed and reset options and reports the first step where anything differs.
-Game records are stored one per line in JSON Lines files (:func:`write_records`).
+same seed and reset options and reports the first step where anything differs: the deal, the
+agent to act, the phase, an action's label, a card that disagrees with the recorded trick, the
+table after the action (``check``), a trick's cards/leader/winner, a hand's points or scores, or
+the result (reported at step ``len(actions)``).
+
+Records are stored one per line in JSON Lines files (:func:`write_records`, :func:`read_records`);
+``whist eval --records DIR`` writes one file per match, ``whist play`` one file per game, and
+``whist replay FILE --html out.html`` turns one into a page.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -37,16 +58,51 @@ SCHEMA = "whist-env/game-record"
 VERSION = 1
 
 
+def table_digest(raw_env: Any) -> str:
+    """A 12-hex-digit digest of the table of ``raw_env`` now: phase, hand number, agent to act,
+    trump, every hand, the trick in progress, tricks won, scores, the game's public facts and each
+    seat's private facts (a bid card, discards).
+
+    Two envs with the same digest are, for a replay check, in the same state; it is stored as
+    each action's ``check`` so that a changed action is reported at its own step.
+    """
+    g = raw_env.game
+    state = [
+        g.phase,
+        g.hand_number,
+        None if g.done or g.truncated else raw_env.agent_selection,
+        g.trump,
+        [int(h) for h in g.hands],
+        [[int(s), int(c)] for s, c in g.trick],
+        [int(t) for t in g.tricks_won],
+        [int(x) for x in g.scores],
+        _plain(g.public_state()),
+        [_plain(g.private_state(seat)) for seat in range(g.num_players)],
+    ]
+    text = json.dumps(state, separators=(",", ":"), sort_keys=True, default=str)
+    return hashlib.blake2b(text.encode(), digest_size=6).hexdigest()
+
+
 class GameRecorder:
     """Builds a record while an episode is played on a raw env.
 
     Usage: ``rec = GameRecorder(raw_env, game, options, seed, reset_options, players)``;
-    call ``raw_env.reset(...)`` then :meth:`start`; after every ``raw_env.step(action)`` with a
-    live agent call :meth:`after_step`; at the end :meth:`finish` returns the record.
+    call ``raw_env.reset(seed=seed, options=reset_options)`` then :meth:`start`; around every
+    ``raw_env.step(action)`` of a live agent call ``entry = rec.pre_step(agent, action)`` before
+    and ``rec.after_step(entry)`` after; at the end :meth:`finish` returns the record.
+
+    Args:
+        raw_env: the unwrapped env the episode is played on.
+        game: its game name (a key of ``whist_env.GAMES``).
+        options: the rule options ``raw_env`` was built with (only those given, not defaults).
+        seed, reset_options: the arguments of the ``reset`` call.
+        players: agent -> label of whoever sat there.
+        meta: optional free-form JSON-ready facts (match, deal index ...), stored as ``"meta"``.
     """
 
     def __init__(self, raw_env: Any, game: str, options: Mapping[str, Any], seed: int | None,
-                 reset_options: Mapping[str, Any] | None, players: Mapping[str, str]) -> None:
+                 reset_options: Mapping[str, Any] | None, players: Mapping[str, str],
+                 meta: Mapping[str, Any] | None = None) -> None:
         self.env = raw_env
         self.record: dict[str, Any] = {
             "schema": SCHEMA,
@@ -60,6 +116,8 @@ class GameRecorder:
             "actions": [],
             "result": None,
         }
+        if meta is not None:
+            self.record["meta"] = _plain(dict(meta))
         self._returns = dict.fromkeys(raw_env.possible_agents, 0.0)
 
     def start(self) -> None:
@@ -80,7 +138,7 @@ class GameRecorder:
     def after_step(self, entry: Mapping[str, Any]) -> None:
         """Record the step described by ``entry`` (from :meth:`pre_step`) once it was applied."""
         env, g = self.env, self.env.game
-        self.record["actions"].append(dict(entry))
+        self.record["actions"].append({**entry, "check": table_digest(env)})
         for a, r in env.rewards.items():
             self._returns[a] += float(r)
         info = env.infos[entry["agent"]]
@@ -158,62 +216,112 @@ class ReplayReport:
 def replay_record(record: Mapping[str, Any]) -> ReplayReport:
     """Replay ``record`` through its game's raw env and compare everything it says.
 
+    Checked, action by action: each hand's deal (at its first action), the agent to act, the
+    phase and hand number, the action's label, that a card played to a trick is the card the
+    recorded trick gives that agent, every completed trick (cards, leader, winner), and at the
+    end of each hand its points and scores; after the last action the result (winners, scores,
+    returns, how the episode ended).
+
+    Args:
+        record: a game record (see the module docstring).
+    Returns:
+        a :class:`ReplayReport`; ``step`` is the index of the first action whose replay differs
+        from the record, or ``len(actions)`` when only the result differs.
     Raises:
-        ValueError: when the record is not a game record of a known schema version or game.
+        ValueError: when the record is not a game record of a known schema version or game, or
+            its options or reset options are rejected by the env.
     """
     from whist_env import GAMES
 
-    if record.get("schema") != SCHEMA or record.get("version") != VERSION:
-        raise ValueError(f"not a {SCHEMA} version {VERSION} record: schema={record.get('schema')!r}, version={record.get('version')!r}")
+    if not isinstance(record, Mapping) or record.get("schema") != SCHEMA or record.get("version") != VERSION:
+        got = (record.get("schema"), record.get("version")) if isinstance(record, Mapping) else (type(record).__name__, None)
+        raise ValueError(f"not a {SCHEMA} version {VERSION} record: schema={got[0]!r}, version={got[1]!r}")
     if record.get("game") not in GAMES:
         raise ValueError(f"unknown game {record.get('game')!r}; games: {sorted(GAMES)}")
-    env = GAMES[record["game"]].raw_env(**record["options"])
-    env.reset(seed=record["seed"], options=record["reset_options"])
+    env = GAMES[record["game"]].raw_env(**(record.get("options") or {}))
+    env.reset(seed=record.get("seed"), options=record.get("reset_options"))
+    try:
+        return _replay_actions(env, record)
+    except (KeyError, TypeError, IndexError, AttributeError) as err:
+        return ReplayReport(False, None, f"malformed record: {type(err).__name__}: {err}")
+
+
+def _replay_actions(env: Any, record: Mapping[str, Any]) -> ReplayReport:
     g = env.game
     hands = {h["hand_number"]: h for h in record["hands"]}
-    trick_index: dict[int, int] = {}
-    for entry in record["actions"]:
-        i = entry["step"]
+    trick_index: dict[int, int] = {}  # hand number -> tricks of it completed so far
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    for i, entry in enumerate(record["actions"]):
+        if entry.get("step", i) != i:
+            return ReplayReport(False, i, f"step {i}: the action is numbered {entry.get('step')!r}")
         if g.done or g.truncated:
             return ReplayReport(False, i, f"step {i}: the game already ended, but the record has more actions")
-        if entry["hand_number"] == g.hand_number and g.hand_number in hands and trick_index.get(g.hand_number) is None:
-            trick_index[g.hand_number] = 0
-            if env.current_deal() != hands[g.hand_number]["deal"]:
-                return ReplayReport(False, i, f"step {i}: hand {g.hand_number} was dealt differently from the record")
-        if env.agent_selection != entry["agent"]:
-            return ReplayReport(False, i, f"step {i}: {env.agent_selection} is to act, the record says {entry['agent']}")
-        if g.phase != entry["phase"] or g.hand_number != entry["hand_number"]:
-            return ReplayReport(False, i, f"step {i}: phase/hand {g.phase}/{g.hand_number}, record {entry['phase']}/{entry['hand_number']}")
+        hand_number = g.hand_number
+        rec_hand = hands.get(hand_number)
+        if hand_number not in trick_index:
+            trick_index[hand_number] = 0
+            if rec_hand is None:
+                return ReplayReport(False, i, f"step {i}: hand {hand_number} is missing from the record's hands")
+            if env.current_deal() != rec_hand["deal"]:
+                return ReplayReport(False, i, f"step {i}: hand {hand_number} was dealt differently from the record")
+        agent = env.agent_selection
+        if agent != entry["agent"]:
+            return ReplayReport(False, i, f"step {i}: {agent} is to act, the record says {entry['agent']}")
+        if g.phase != entry["phase"] or hand_number != entry["hand_number"]:
+            return ReplayReport(False, i, f"step {i}: phase/hand {g.phase}/{hand_number}, record {entry['phase']}/{entry['hand_number']}")
         try:
             label = env.action_label(entry["action"])
         except ValueError as err:
             return ReplayReport(False, i, f"step {i}: {err}")
         if label != entry["label"]:
             return ReplayReport(False, i, f"step {i}: action {entry['action']} is {label!r}, the record says {entry['label']!r}")
-        hand_number = g.hand_number
+        k = trick_index[hand_number]
+        tricks = rec_hand["tricks"]
+        if g.phase in g.CARD_PLAY_PHASES:
+            recorded = tricks[k]["cards"].get(agent) if k < len(tricks) else None
+            if recorded != label:
+                return ReplayReport(False, i, f"step {i}: {agent} plays {label} to trick {k} of hand {hand_number}, the recorded trick says {recorded}")
         try:
             env.step(entry["action"])
         except ValueError as err:
             return ReplayReport(False, i, f"step {i}: {err}")
-        info = env.infos[entry["agent"]]
-        rec_hand = hands.get(hand_number)
+        for a, r in env.rewards.items():
+            returns[a] += float(r)
+        info = env.infos[agent]
         if "last_trick" in info:
-            k = trick_index.get(hand_number, 0)
-            tricks = rec_hand["tricks"] if rec_hand else []
             if k >= len(tricks) or tricks[k] != info["last_trick"]:
-                return ReplayReport(False, i, f"step {i}: trick {k} of hand {hand_number} is {info['last_trick']}, the record differs")
+                return ReplayReport(
+                    False, i, f"step {i}: trick {k} of hand {hand_number} is {info['last_trick']}, the record says {tricks[k] if k < len(tricks) else None}"
+                )
             trick_index[hand_number] = k + 1
+        if "check" in entry and entry["check"] != table_digest(env):
+            return ReplayReport(False, i, f"step {i}: the table after {agent}'s {label} differs from the record (check {table_digest(env)}, record {entry['check']})")
         if g.hand_number != hand_number or g.done or g.truncated:
-            if rec_hand is None or rec_hand["points"] != info["hand_points"]:
-                return ReplayReport(False, i, f"step {i}: hand {hand_number} scored {info['hand_points']}, the record says {rec_hand and rec_hand['points']}")
+            if trick_index[hand_number] != len(tricks):
+                return ReplayReport(False, i, f"step {i}: hand {hand_number} ended after {trick_index[hand_number]} tricks, the record has {len(tricks)}")
+            if rec_hand["points"] != info["hand_points"]:
+                return ReplayReport(False, i, f"step {i}: hand {hand_number} scored {info['hand_points']}, the record says {rec_hand['points']}")
+            if rec_hand.get("scores") is not None and rec_hand["scores"] != info["score"]:
+                return ReplayReport(False, i, f"step {i}: the scores after hand {hand_number} are {info['score']}, the record says {rec_hand['scores']}")
+    n = len(record["actions"])
+    played = {h for h, k in trick_index.items() if g.hand_number != h or g.done or g.truncated}
+    extra = sorted(set(hands) - played)
+    if extra:
+        return ReplayReport(False, n, f"result: the record has hand(s) {extra} that were not played")
     result = record["result"] or {}
     winners = [env.possible_agents[s] for s in g.winners]
     scores = {a: g.scores[g.side_of(s)] for s, a in enumerate(env.possible_agents)}
-    n = len(record["actions"])
     if winners != result.get("winners") or scores != result.get("scores"):
         return ReplayReport(False, n, f"result: winners {winners} scores {scores}, the record says {result.get('winners')} {result.get('scores')}")
     if bool(g.done) != bool(result.get("terminated")) or bool(g.truncated) != bool(result.get("truncated")):
         return ReplayReport(False, n, "result: the episode ended differently from the record")
+    rec_returns = result.get("returns")
+    if rec_returns is not None and (
+        set(rec_returns) != set(returns) or any(abs(float(rec_returns[a]) - returns[a]) > 1e-6 for a in returns)
+    ):
+        return ReplayReport(False, n, f"result: returns {returns}, the record says {rec_returns}")
+    if result.get("hands_played", len(played)) != len(played):
+        return ReplayReport(False, n, f"result: {len(played)} hands played, the record says {result.get('hands_played')}")
     return ReplayReport(True, None, "ok")
 
 

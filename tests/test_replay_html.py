@@ -1,0 +1,152 @@
+"""``whist replay`` (training/replay_html.py): the page's content, and the page in real headless
+Chromium (selenium): step to the end with the → key and the next button, compare the final
+score with the record's result, take a screenshot."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import tempfile
+from pathlib import Path
+
+import pytest
+
+from agents import RandomAgent
+from training import cli
+from training.replay_html import build_page_data, render_html
+from whist_env import GAMES
+from whist_env.records import record_episode, write_records
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
+
+
+def _record(game: str, seed: int = 6, episode: str = "hand") -> dict:
+    env = GAMES[game].raw_env()
+    policies = {a: RandomAgent(seed=seed + i) for i, a in enumerate(env.possible_agents)}
+    return record_episode(GAMES[game], game, {"episode": episode}, seed, None, policies)
+
+
+def _embedded(html: str) -> dict:
+    match = re.search(r'<script id="data" type="application/json">(.*?)</script>', html, re.S)
+    return json.loads(match.group(1))
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_page_states_follow_the_record(game):
+    record = _record(game)
+    data = build_page_data(record)
+    states = data["states"]
+    assert data["replay"]["ok"]
+    assert len(states) == len(record["actions"]) + 1  # one hand: the deal, then one state per action
+    assert states[-1]["score"] == record["result"]["scores"] == data["result"]["scores"]
+    assert [s["action"]["label"] for s in states[1:]] == [a["label"] for a in record["actions"]]
+    assert sum(s["table"]["winner"] is not None for s in states) == len(record["hands"][0]["tricks"])
+    first_hands = {a: sorted(c) for a, c in states[0]["hands"].items()}
+    assert first_hands == {a: sorted(c) for a, c in record["hands"][0]["deal"]["hands"].items()}
+    html = render_html(data)
+    assert _embedded(html)["states"][-1]["score"] == record["result"]["scores"]
+    assert "http://" not in html and "https://" not in html and "@import" not in html and "<link" not in html
+
+
+def test_viewer_page_holds_no_hidden_cards():
+    record = _record("classic_whist")
+    data = build_page_data(record, viewer="player_2")
+    own = set(record["hands"][0]["deal"]["hands"]["player_2"])
+    for state in data["states"]:
+        assert set(state["hands"]) == {"player_2"}
+        assert set(state["hands"]["player_2"]) <= own
+        if state["next"]:
+            assert state["next"]["agent"] == "player_2"
+    with pytest.raises(ValueError, match="unknown viewer"):
+        build_page_data(record, viewer="player_9")
+
+
+def test_whole_game_page_has_hand_end_and_deal_states():
+    record = _record("classic_whist", seed=3, episode="game")
+    data = build_page_data(record)
+    kinds = [s["kind"] for s in data["states"]]
+    hands = len(record["hands"])
+    assert kinds.count("deal") == hands and kinds.count("hand_end") == hands
+    assert len(kinds) == len(record["actions"]) + hands
+    ends = [s for s in data["states"] if s["kind"] == "hand_end"]
+    assert [s["score"] for s in ends] == [h["scores"] for h in record["hands"]]
+    assert [s["hand_points"] for s in ends] == [h["points"] for h in record["hands"]]
+
+
+def test_cli_errors(tmp_path, capsys):
+    path = write_records([_record("german_whist")], tmp_path / "g.jsonl")
+    assert cli.main(["replay", str(path), "--index", "3", "--html", str(tmp_path / "x.html")]) == 2
+    assert "out of range" in capsys.readouterr().err
+    assert cli.main(["replay", str(tmp_path / "missing.jsonl"), "--html", str(tmp_path / "x.html")]) == 2
+    assert cli.main(["replay", str(path), "--viewer", "nobody", "--html", str(tmp_path / "x.html")]) == 2
+    assert not (tmp_path / "x.html").exists()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
+    if missing:
+        pytest.skip(f"headless browser test needs Debian's chromium and chromium-driver; missing: {', '.join(missing)}")
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    profile = tempfile.mkdtemp(prefix="whist-chromium-")
+    options = webdriver.ChromeOptions()
+    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
+                "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,900", f"--user-data-dir={profile}"):
+        options.add_argument(arg)
+    options.binary_location = str(CHROMIUM)
+    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
+    driver.set_page_load_timeout(30)
+    yield driver
+    driver.quit()
+    shutil.rmtree(profile, ignore_errors=True)
+
+
+def test_page_in_headless_chromium(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+
+    record = _record("romanian_whist", seed=2, episode="hand")  # bids, a turn-up, tricks
+    while len(record["actions"]) < 20:  # a deal of at least four cards each
+        record = _record("romanian_whist", seed=record["seed"] + 1, episode="hand")
+    path = write_records([record], tmp_path / "game.jsonl")
+    page = tmp_path / "replay.html"
+    assert cli.main(["replay", str(path), "--html", str(page)]) == 0
+    browser.get(page.resolve().as_uri())
+    total = len(record["actions"])
+    assert browser.find_element(By.ID, "step").text == f"0 / {total}"
+    assert browser.find_element(By.ID, "prev").get_attribute("disabled") is not None
+    body = browser.find_element(By.TAG_NAME, "body")
+    body.send_keys(Keys.ARROW_RIGHT)
+    body.send_keys(Keys.ARROW_RIGHT)
+    assert browser.find_element(By.ID, "step").get_attribute("data-step") == "2"
+    body.send_keys(Keys.ARROW_LEFT)
+    assert browser.find_element(By.ID, "step").get_attribute("data-step") == "1"
+    next_button = browser.find_element(By.ID, "next")
+    clicks = 0
+    while next_button.get_attribute("disabled") is None:
+        next_button.click()
+        clicks += 1
+        assert clicks <= total
+    assert browser.find_element(By.ID, "step").text == f"{total} / {total}"
+    shown = json.loads(browser.find_element(By.ID, "score").get_attribute("data-scores"))
+    assert shown == record["result"]["scores"]
+    values = [int(e.text) for e in browser.find_elements(By.CSS_SELECTOR, "#score .score-value")]
+    assert values == [record["result"]["scores"][a] for a in GAMES["romanian_whist"].raw_env().possible_agents]
+    final = browser.find_element(By.ID, "final-score")
+    assert final.is_displayed() and "Final score" in final.text
+    assert json.loads(final.get_attribute("data-scores")) == record["result"]["scores"]
+    assert browser.find_elements(By.CSS_SELECTOR, ".card.red"), "red suits are coloured"
+    body.send_keys(Keys.HOME)
+    assert browser.find_element(By.ID, "step").get_attribute("data-step") == "0"
+    body.send_keys(Keys.ARROW_DOWN)  # next trick-by-trick stop: the end of the bidding
+    assert int(browser.find_element(By.ID, "step").get_attribute("data-step")) == 4
+    body.send_keys(Keys.END)
+    assert browser.find_element(By.ID, "step").get_attribute("data-step") == str(total)
+    errors = [e for e in browser.get_log("browser") if e.get("level") == "SEVERE"]
+    assert not errors, errors
+    shot = tmp_path / "replay.png"
+    assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
