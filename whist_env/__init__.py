@@ -7,8 +7,16 @@ Game modules (PettingZoo convention): ``from whist_env import classic_whist_v0``
 
 from pettingzoo import register
 
-from whist_env import classic_whist_v0, cutthroat_whist_v0, german_whist_v0, minnesota_whist_v0
+from whist_env import (
+    bid_whist_v0,
+    classic_whist_v0,
+    cutthroat_whist_v0,
+    german_whist_v0,
+    minnesota_whist_v0,
+    romanian_whist_v0,
+)
 from whist_env.engine.cards import card_from_str, card_to_str
+from whist_env.wrappers import register_gymnasium_envs
 
 __version__ = "0.1.0"
 
@@ -17,18 +25,24 @@ GAMES = {
     "classic_whist": classic_whist_v0,
     "minnesota_whist": minnesota_whist_v0,
     "german_whist": german_whist_v0,
+    "romanian_whist": romanian_whist_v0,
+    "bid_whist": bid_whist_v0,
     "cutthroat_whist": cutthroat_whist_v0,
 }
 
 for _name in GAMES:
     register("aec", f"whist/{_name}-v0", entry_point=f"whist_env.{_name}_v0:env")
+# Single-agent Gymnasium ids for SB3: gymnasium.make("whist_env/ClassicWhist-v0")
+register_gymnasium_envs(GAMES)
 
 __all__ = [
     "GAMES",
+    "bid_whist_v0",
     "card_from_str",
     "card_to_str",
     "classic_whist_v0",
     "cutthroat_whist_v0",
     "german_whist_v0",
     "minnesota_whist_v0",
+    "romanian_whist_v0",
 ]

@@ -11,9 +11,9 @@ the seat itself otherwise). Hands and card sets are bitmasks (``whist_env.engine
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Mapping, Sequence
-import dataclasses
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any

@@ -16,6 +16,7 @@ Example::
 from __future__ import annotations
 
 import copy
+import operator
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
@@ -120,10 +121,11 @@ class SingleAgentWhistEnv(gymnasium.Env):
             learner controls both seats of its side; partnership games only).
         episode: ``"hand"`` (default: one deal per episode) or ``"game"``; the underlying
             ``episode`` rule option. May instead be given in ``options`` (not both, differently).
-        illegal_action: ``"raise"`` (default): an action outside the mask raises ``ValueError``
-            and changes nothing. ``"terminate"``: PettingZoo's convention — the episode ends with
-            ``illegal_reward`` for the learner (useful for Gymnasium's ``check_env``, which steps
-            with unmasked ``action_space.sample()`` actions).
+        illegal_action: ``"terminate"`` (default): PettingZoo's ``env()`` convention — the
+            episode ends with ``illegal_reward`` for the learner and ``info["illegal_action"]``
+            set (Gymnasium's ``check_env`` steps with unmasked ``action_space.sample()`` actions,
+            so this is what lets a default env pass it). ``"raise"``: an action outside the mask
+            raises ``ValueError`` and changes nothing.
         illegal_reward: the learner's reward for an illegal action in ``"terminate"`` mode.
         render_mode: ``None`` or ``"ansi"`` (the table as text, from the learner's point of view).
 
@@ -143,7 +145,7 @@ class SingleAgentWhistEnv(gymnasium.Env):
         opponents: Any = None,
         partner: str = "opponent",
         episode: str | None = None,
-        illegal_action: str = "raise",
+        illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
     ) -> None:
@@ -183,7 +185,8 @@ class SingleAgentWhistEnv(gymnasium.Env):
         self._episode_over = True
 
     # ------------------------------------------------------------------ construction
-    def _seats_controlled(self, seat: int) -> frozenset[int]:
+    def controlled_seats(self, seat: int) -> frozenset[int]:
+        """Seats the caller controls when the learner sits at ``seat`` (its partner's too with ``partner="self"``)."""
         g = self.raw.game
         if self.partner == "self":
             return frozenset(g.seats_of(g.side_of(seat)))
@@ -194,7 +197,7 @@ class SingleAgentWhistEnv(gymnasium.Env):
         if self._random_seat:
             needed = set(range(n))
         else:
-            needed = set(range(n)) - self._seats_controlled(self._fixed_seat)
+            needed = set(range(n)) - self.controlled_seats(self._fixed_seat)
         if opponents is None:
             shared = UniformRandomPolicy()
             return dict.fromkeys(needed, shared)
@@ -228,7 +231,7 @@ class SingleAgentWhistEnv(gymnasium.Env):
                     p.seed(int(rng.integers(2**63)))
         if self._random_seat:
             self.learner_seat = int(rng.integers(self.num_players))
-        self._learner_seats = self._seats_controlled(self.learner_seat)
+        self._learner_seats = self.controlled_seats(self.learner_seat)
         self.raw.reset(seed=int(rng.integers(2**63)), options=options)
         self._episode_over = False
         reward = self._play_others()
@@ -246,7 +249,7 @@ class SingleAgentWhistEnv(gymnasium.Env):
             the reward is the learner's, summed over the learner's action and the others' actions
             that followed it.
         Raises:
-            ValueError: the action is not legal now (``illegal_action="raise"``); the message names
+            ValueError: the action is not legal now (with ``illegal_action="raise"``); the message names
                 it and the legal actions; nothing is changed.
             RuntimeError: called after the episode ended, without ``reset()``.
         """
@@ -254,19 +257,20 @@ class SingleAgentWhistEnv(gymnasium.Env):
             raise RuntimeError("the episode is over (or was never started): call reset() first")
         seat = self._acting_seat
         mask = self.action_masks()
-        legal = isinstance(action, (int, np.integer)) and 0 <= int(action) < mask.size and bool(mask[int(action)])
-        if not legal and np.ndim(action) == 0 and isinstance(action, np.ndarray):
-            action = action.item()  # SB3 may pass a 0-d array
-            legal = isinstance(action, (int, np.integer)) and 0 <= int(action) < mask.size and bool(mask[int(action)])
+        try:
+            index = operator.index(action)  # int, numpy integer or 0-d integer array (SB3)
+        except TypeError:
+            index = None
+        legal = index is not None and 0 <= index < mask.size and bool(mask[index])
         if not legal:
-            labels = [self.raw.action_label(int(a)) for a in np.flatnonzero(mask)]
             if self.illegal_action == "raise":
+                labels = [self.raw.action_label(int(a)) for a in np.flatnonzero(mask)]
                 raise ValueError(f"illegal action {action!r} for seat {seat} in phase {self.raw.game.phase!r}; legal: {labels}")
             self._episode_over = True
             info = self._info()
             info["illegal_action"] = True
             return self._observation(), self.illegal_reward, True, False, info
-        reward = self._apply(int(action))
+        reward = self._apply(index)
         if not self._episode_over:
             reward += self._play_others()
         info = self._info()

@@ -1,0 +1,127 @@
+"""Smoke tests of the SB3 path: MaskablePPO on the single-agent wrapper, and ``whist sb3-train``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+import numpy as np
+import pytest
+
+pytest.importorskip("sb3_contrib")
+
+from sb3_contrib import MaskablePPO  # noqa: E402
+
+from training import sb3_maskable  # noqa: E402
+from whist_env.wrappers import SingleAgentWhistEnv  # noqa: E402
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser()
+    sb3_maskable.configure_parser(parser)
+    return parser.parse_args(argv)
+
+
+def test_tiny_maskable_ppo_run_predicts_legal_actions(tmp_path):
+    import torch
+
+    torch.set_num_threads(1)
+    env = SingleAgentWhistEnv("classic_whist", learner_seat="random")
+    model = MaskablePPO(
+        "MlpPolicy", env, n_steps=128, batch_size=64, n_epochs=2, seed=0, device="cpu", policy_kwargs={"net_arch": [32]}
+    )
+    model.learn(total_timesteps=256)
+    path = tmp_path / "model.zip"
+    model.save(path)
+    loaded = MaskablePPO.load(path, device="cpu")
+    eval_env = SingleAgentWhistEnv("classic_whist", learner_seat=2, partner="self")
+    for seed in range(3):
+        obs, _ = eval_env.reset(seed=seed)
+        done = False
+        while not done:
+            mask = eval_env.action_masks()
+            for deterministic in (True, False):
+                action, _ = loaded.predict(obs, action_masks=mask, deterministic=deterministic)
+                assert mask[int(action)]
+            obs, _, terminated, truncated, _ = eval_env.step(int(action))
+            done = terminated or truncated
+
+
+def test_sb3_train_command_end_to_end(tmp_path):
+    out = tmp_path / "run"
+    args = parse(
+        [
+            "--timesteps",
+            "256",
+            "--n-steps",
+            "128",
+            "--batch-size",
+            "64",
+            "--n-epochs",
+            "1",
+            "--net-arch",
+            "32",
+            "--eval-hands",
+            "20",
+            "--seed",
+            "3",
+            "--out",
+            str(out),
+            "--option",
+            "honours=false",
+            "--log-every",
+            "0",
+        ]
+    )
+    assert sb3_maskable.run(args) == 0
+    assert (out / "model.zip").is_file()
+    assert list((out / "tb").rglob("events.out.tfevents.*"))
+    results = json.loads((out / "results.json").read_text())
+    assert results["options"]["honours"] is False and results["options"]["episode"] == "hand"
+    ev = results["eval"]["maskable_ppo"]
+    assert ev["episodes"] == 20 and ev["wins"] + ev["losses"] + ev["ties"] == 20
+    lo, hi = ev["win_rate_ci95"]
+    assert 0.0 <= lo <= ev["win_rate"] <= hi <= 1.0
+    model = MaskablePPO.load(out / "model.zip", device="cpu")
+    assert model.action_space.n == 52
+
+
+def test_option_values_are_parsed_as_yaml():
+    args = parse(["--option", "honours=false", "--option", "target_score=7", "--option", "trump_rotation=[C, D, H, S]"])
+    assert dict(args.option) == {"honours": False, "target_score": 7, "trump_rotation": ("C", "D", "H", "S")}
+    with pytest.raises(SystemExit):
+        parse(["--option", "honours"])
+    with pytest.raises(SystemExit):
+        parse(["--learner-seat", "north"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--game", "no_such_game"], "unknown game"),
+        (["--option", "colour=red"], "colour"),
+        (["--opponents", "random", "random"], "1 spec or 3"),
+        (["--opponents", "grandmaster"], "grandmaster"),
+        (["--timesteps", "0"], "--timesteps"),
+        (["--net-arch", "a,b"], "--net-arch"),
+    ],
+)
+def test_bad_arguments_fail_with_a_message(tmp_path, capsys, argv, message):
+    extra = [] if "--timesteps" in argv else ["--timesteps", "16"]
+    args = parse([*argv, *extra, "--out", str(tmp_path / "x")])
+    assert sb3_maskable.run(args) == 2
+    assert message in capsys.readouterr().err
+
+
+def test_make_opponents_per_seat():
+    opponents = sb3_maskable.make_opponents(["random", "heuristic", "random"], "classic_whist", [1, 2, 3], seed=0)
+    assert sorted(opponents) == [1, 2, 3]
+    assert all(callable(p.act) for p in opponents.values())
+
+
+def test_evaluate_counts_every_episode():
+    env = SingleAgentWhistEnv("classic_whist")
+    rng = np.random.default_rng(0)
+    res = sb3_maskable.evaluate(env, lambda obs, mask: int(rng.choice(np.flatnonzero(mask))), 30, seed=1)
+    assert res["episodes"] == 30 and res["wins"] + res["losses"] + res["ties"] == 30
+    assert res["win_rate"] == res["wins"] / 30
