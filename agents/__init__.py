@@ -9,10 +9,18 @@ from __future__ import annotations
 
 from agents.base import Policy
 from agents.heuristic import ClassicHeuristicAgent
+from agents.heuristic_cutthroat import CutthroatHeuristicAgent
+from agents.heuristic_german import GermanHeuristicAgent
+from agents.heuristic_minnesota import MinnesotaHeuristicAgent
 from agents.random_agent import RandomAgent
 
 #: Game name -> rule-based agent class for that game.
-HEURISTICS: dict[str, type] = {"classic_whist": ClassicHeuristicAgent}
+HEURISTICS: dict[str, type] = {
+    "classic_whist": ClassicHeuristicAgent,
+    "minnesota_whist": MinnesotaHeuristicAgent,
+    "german_whist": GermanHeuristicAgent,
+    "cutthroat_whist": CutthroatHeuristicAgent,
+}
 
 #: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
 AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH")
@@ -55,4 +63,14 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
     raise ValueError(f"unknown agent spec {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
 
 
-__all__ = ["AGENT_SPECS", "HEURISTICS", "ClassicHeuristicAgent", "Policy", "RandomAgent", "make_agent"]
+__all__ = [
+    "AGENT_SPECS",
+    "HEURISTICS",
+    "ClassicHeuristicAgent",
+    "CutthroatHeuristicAgent",
+    "GermanHeuristicAgent",
+    "MinnesotaHeuristicAgent",
+    "Policy",
+    "RandomAgent",
+    "make_agent",
+]

@@ -96,6 +96,7 @@ class TrickTakingGame:
 
     def __init__(self, **options: Any) -> None:
         self.options = build_options(self.OPTIONS, options)
+        self._public_options = MappingProxyType(dataclasses.asdict(self.options))
         self.num_players = getattr(self.options, "num_players", self.NUM_PLAYERS)
         self.num_sides = 2 if self.PARTNERSHIPS else self.num_players
         self.num_actions = self.NUM_CARD_ACTIONS
@@ -468,7 +469,8 @@ class TrickTakingGame:
         (suit letter or ``None``), ``phase``, ``hand_number``, ``scores`` (per side),
         ``tricks_won`` (per seat), ``trick`` (current trick as ``(seat, card)``), ``leader``,
         ``events`` (this hand's public events in order: ``("play", seat, card)``,
-        ``("trick", leader, winner)``, …) and the variant's public facts.
+        ``("trick", leader, winner)``, …), ``games_won``, ``options`` (the rule options, a
+        read-only mapping) and the variant's public and this seat's private facts.
         """
         from whist_env.engine.cards import SUITS
 
@@ -488,6 +490,7 @@ class TrickTakingGame:
             ),
         }
         view["games_won"] = tuple(self.games_won)
+        view["options"] = self._public_options  # rule options are public (RULES.md §1.7)
         view.update(self.public_state())
         view.update(self.private_state(seat))
         return MappingProxyType(view)

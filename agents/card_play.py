@@ -1,0 +1,512 @@
+"""Card-play knowledge and tactics shared by the rule-based agents (DESIGN.md ``agents/``).
+
+Everything here works from what a seat may know: its ``information_state`` (own hand, the trick
+in progress and the hand's public events). :class:`CardView` decodes that into card ids and
+bitmasks and tracks the cards played and the voids each player has shown; the functions below
+turn that knowledge into the tactics a club player uses:
+
+* :func:`play_for_tricks`: second hand low, third hand high, win as cheaply as possible, never
+  overtake a partner who is surely winning, ruff cheaply, cash masters, lead from long suits.
+* :func:`play_against_tricks`: the same knowledge turned around (Minnesota Low hands): duck
+  under the winning card with the highest card that still loses, dump dangerous high cards when
+  void or when the trick is lost anyway, lead the card most likely to be beaten.
+
+Rankings come from a :class:`whist_env.engine.tricks.TrickContext`, so trumps, suitless jokers
+and super cards (Cutthroat ``jokers_high``) need no special cases in the callers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from whist_env.engine.cards import FULL_DECK_52, NUM_SUITS, card_from_str
+from whist_env.engine.tricks import NO_SUIT, TrickContext, led_suit, trick_winner
+
+#: Rank indices of the honours (RULES.md §1.1: 0 is the two, 12 the ace).
+ACE, KING, QUEEN, JACK, TEN = 12, 11, 10, 9, 8
+
+
+def legal_actions(observation: Mapping[str, np.ndarray]) -> list[int]:
+    """Action ids allowed by ``observation["action_mask"]``, ascending.
+
+    Raises:
+        ValueError: when the mask allows nothing (the agent is not to act).
+    """
+    legal = [int(a) for a in np.flatnonzero(np.asarray(observation["action_mask"]))]
+    if not legal:
+        raise ValueError("the action mask has no legal action")
+    return legal
+
+
+def mask_of(cards: Iterable[int]) -> int:
+    """Bitmask of card ids."""
+    m = 0
+    for c in cards:
+        m |= 1 << c
+    return m
+
+
+def card_ids(texts: Iterable[str]) -> list[int]:
+    """Card ids of card texts (``"QH"``, ``"JKR"``)."""
+    return [card_from_str(t) for t in texts]
+
+
+class CardView:
+    """What the acting seat knows about the cards of the hand in progress.
+
+    Args:
+        info_state: the seat's ``information_state`` mapping (``seat``, ``hand``, ``trick``,
+            ``events`` with ``("play", seat, card text)`` entries).
+        ctx: ranking rules of the hand (trump, effective suits, power, super cards).
+        num_players: players at the table (trick size).
+        partner: the partner's seat in a partnership game, else ``None``.
+        deck: bitmask of the game's deck (52 cards by default; add the jokers for Cutthroat).
+        exclude: cards known to be out of every other hand (e.g. a face-up stock card).
+        infer_voids: record a void when a player does not follow the led suit (turn off when
+            hands are refilled during the hand, as in German Whist's stock phase).
+
+    Attributes (card sets are bitmasks over card ids):
+        seat, partner, num_players, ctx; ``hand`` (ids), ``mine``; ``played`` (every card played
+        this hand, ours included); ``unseen`` (cards another seat may hold); ``trick``
+        (``[(seat, card)]``); ``led`` (led suit or ``None``); ``voids`` (per seat, bitmask over
+        suits 0..3 the seat has shown out of); ``known`` (per seat, cards known to be held).
+    """
+
+    def __init__(
+        self,
+        info_state: Mapping[str, Any],
+        ctx: TrickContext,
+        num_players: int,
+        partner: int | None = None,
+        deck: int = FULL_DECK_52,
+        exclude: int = 0,
+        infer_voids: bool = True,
+    ) -> None:
+        self.seat = int(info_state["seat"])
+        self.partner = partner
+        self.num_players = num_players
+        self.ctx = ctx
+        self.hand = card_ids(info_state["hand"])
+        self.mine = mask_of(self.hand)
+        self.trick = [(int(s), card_from_str(c)) for s, c in info_state.get("trick", ())]
+        self.voids = [0] * num_players
+        self.known = [0] * num_players
+        self.played = 0
+        plays = [(int(e[1]), card_from_str(e[2])) for e in info_state.get("events", ()) if e[0] == "play"]
+        eff = ctx.eff_suit
+        for start in range(0, len(plays), num_players):
+            trick = plays[start : start + num_players]
+            for i, (seat, card) in enumerate(trick):
+                self.played |= 1 << card
+                if not infer_voids:
+                    continue
+                led = led_suit([c for _, c in trick[:i]], ctx) if i else None
+                if led is not None and eff[card] != led:
+                    self.voids[seat] |= 1 << led
+        self.unseen = deck & ~self.mine & ~self.played & ~exclude
+        self.led = led_suit([c for _, c in self.trick], ctx) if self.trick else None
+
+    # ------------------------------------------------------------------ facts about cards
+    def power(self, card: int) -> int:
+        """Strength of ``card`` in this hand (higher beats lower within a suit)."""
+        return self.ctx.power[card]
+
+    def suit(self, card: int) -> int:
+        """Effective suit of ``card``, ``NO_SUIT`` (-1) for a suitless joker."""
+        return self.ctx.eff_suit[card]
+
+    def is_super(self, card: int) -> bool:
+        """Whether ``card`` is a super card (beats everything; Cutthroat ``jokers_high``)."""
+        return bool(self.ctx.super_mask >> card & 1)
+
+    def is_dead(self, card: int) -> bool:
+        """Whether ``card`` can never win a trick (a suitless joker that is not a super card)."""
+        return self.suit(card) == NO_SUIT and not self.is_super(card)
+
+    def higher_unseen(self, card: int) -> int:
+        """Number of cards another seat may hold that beat ``card`` within its suit (or, for a
+        super card, higher super cards)."""
+        pw = self.ctx.power
+        if self.is_super(card):
+            pool = self.unseen & self.ctx.super_mask
+        elif self.suit(card) == NO_SUIT:
+            return 0
+        else:
+            pool = self.unseen & self.ctx.suit_masks[self.suit(card)]
+        return sum(1 for c in _ids(pool) if pw[c] > pw[card])
+
+    def lower_unseen(self, card: int) -> int:
+        """Number of cards of ``card``'s suit another seat may hold that ``card`` beats."""
+        if self.suit(card) == NO_SUIT:
+            return 0
+        pw = self.ctx.power
+        return sum(1 for c in _ids(self.unseen & self.ctx.suit_masks[self.suit(card)]) if pw[c] < pw[card])
+
+    def is_master(self, card: int) -> bool:
+        """Whether no other seat can hold a card that beats ``card`` in its suit (a sure winner
+        of a trick led in that suit, unless someone void in it can ruff)."""
+        return not self.is_dead(card) and self.higher_unseen(card) == 0
+
+    def unseen_in(self, suit: int) -> int:
+        """Number of cards of ``suit`` other seats may still hold."""
+        return (self.unseen & self.ctx.suit_masks[suit]).bit_count()
+
+    def is_void(self, seat: int, suit: int) -> bool:
+        """Whether ``seat`` surely holds no card of ``suit``."""
+        if seat == self.seat:
+            return not self.mine & self.ctx.suit_masks[suit]
+        if self.known[seat] & self.ctx.suit_masks[suit]:
+            return False
+        return bool(self.voids[seat] >> suit & 1) or self.unseen_in(suit) == 0
+
+    def suit_cards(self, suit: int) -> list[int]:
+        """Our cards of ``suit``, weakest first."""
+        return sorted((c for c in self.hand if self.suit(c) == suit), key=self.power)
+
+    def suit_strength(self, suit: int) -> float:
+        """Rough trick-taking value of our holding in ``suit`` (master 4, guarded second 2, …)."""
+        cards = self.suit_cards(suit)
+        value = 0.0
+        for c in cards:
+            k = self.higher_unseen(c)
+            if k == 0:
+                value += 4
+            elif k == 1 and len(cards) >= 2:
+                value += 2
+            elif k == 2 and len(cards) >= 3:
+                value += 1
+        return value
+
+    def lowest_of_equals(self, card: int) -> int:
+        """Our weakest card equivalent to ``card``: no card another seat may hold lies between."""
+        suit = self.suit(card)
+        if suit == NO_SUIT:
+            return card
+        pw = self.ctx.power
+        best = card
+        for c in sorted(_ids(self.ctx.suit_masks[suit] & (self.mine | self.unseen)), key=lambda x: -pw[x]):
+            if pw[c] >= pw[card]:
+                continue
+            if not self.mine >> c & 1:
+                break
+            best = c
+        return best
+
+    # ------------------------------------------------------------------ the trick in progress
+    def current_winner(self) -> tuple[int, int] | None:
+        """``(seat, card)`` winning the trick so far, ``None`` when no card can win yet (only
+        powerless jokers were played) or the trick is empty."""
+        if not self.trick:
+            return None
+        try:
+            seat = trick_winner(self.trick, self.ctx)
+        except ValueError:
+            return None
+        return seat, dict(self.trick)[seat]
+
+    def beats(self, card: int) -> bool:
+        """Whether playing ``card`` now makes us the current winner of the trick."""
+        try:
+            return trick_winner([*self.trick, (self.seat, card)], self.ctx) == self.seat
+        except ValueError:
+            return False
+
+    def later_seats(self) -> list[int]:
+        """Seats that play after us in the trick in progress."""
+        n_after = self.num_players - 1 - len(self.trick)
+        return [(self.seat + i) % self.num_players for i in range(1, n_after + 1)]
+
+    def later_opponents(self) -> list[int]:
+        """Later seats that are not our partner."""
+        return [s for s in self.later_seats() if s != self.partner]
+
+    def may_beat(self, seat: int, card: int) -> bool:
+        """Whether ``seat``, playing after ``card`` (now winning), may still beat it.
+
+        A seat that may hold the led suit may hold a higher card of it; a seat known to be void in
+        the led suit may ruff (or over-ruff) or play a higher super card.
+        """
+        led = self.led if self.led is not None else self.suit(card)
+        trump = self.ctx.trump
+        supers_out = self.unseen & self.ctx.super_mask
+        if self.is_super(card):
+            return self.higher_unseen(card) > 0
+        void_led = led == NO_SUIT or self.is_void(seat, led)
+        if not void_led and self.suit(card) == led and self.higher_unseen(card):
+            return True
+        if void_led:
+            if supers_out:
+                return True
+            if trump is not None and led != trump and self.unseen_in(trump) and not self.is_void(seat, trump):
+                if self.suit(card) != trump or self.higher_unseen(card):
+                    return True
+        return False
+
+    def safe(self, card: int, seats: Sequence[int] | None = None) -> bool:
+        """Whether ``card``, winning now, wins the trick whatever ``seats`` (default: the later
+        opponents) hold, as far as we know."""
+        seats = self.later_opponents() if seats is None else seats
+        return not any(self.may_beat(s, card) for s in seats)
+
+
+def _ids(mask: int) -> Iterable[int]:
+    while mask:
+        low = mask & -mask
+        yield low.bit_length() - 1
+        mask ^= low
+
+
+def weakest(view: CardView, cards: Sequence[int]) -> int:
+    """The card of lowest power (ties: lowest id)."""
+    return min(cards, key=lambda c: (view.power(c), c))
+
+
+def strongest(view: CardView, cards: Sequence[int]) -> int:
+    """The card of highest power (ties: lowest id)."""
+    return max(cards, key=lambda c: (view.power(c), -c))
+
+
+def cheapest_winner(view: CardView, cards: Sequence[int], safe_only: bool = False) -> int | None:
+    """The weakest of ``cards`` that would now win the trick (and, with ``safe_only``, is sure to
+    win it against the later opponents), or ``None``."""
+    winners = [c for c in cards if view.beats(c) and (not safe_only or view.safe(c))]
+    return weakest(view, winners) if winners else None
+
+
+# ---------------------------------------------------------------------- playing for tricks
+def play_for_tricks(view: CardView, legal: Sequence[int]) -> int:
+    """The card a club player chooses to take as many tricks as possible for his side.
+
+    Args:
+        view: the acting seat's knowledge.
+        legal: legal card ids (non-empty).
+    Returns:
+        one of ``legal``.
+    """
+    if len(legal) == 1:
+        return legal[0]
+    if view.current_winner() is None:
+        return lead_for_tricks(view, legal)
+    following = [c for c in legal if view.led is not None and view.suit(c) == view.led]
+    if following:
+        return follow_for_tricks(view, following)
+    return void_for_tricks(view, legal)
+
+
+def _partner_holds(view: CardView) -> bool:
+    """Whether the partner is winning the trick and nobody after us can take it from him."""
+    win = view.current_winner()
+    if win is None or view.partner is None or win[0] != view.partner:
+        return False
+    return view.safe(win[1])
+
+
+def follow_for_tricks(view: CardView, cards: Sequence[int]) -> int:
+    """Follow suit (``cards``: our legal cards of the led suit) trying to take the trick."""
+    win_seat, win_card = view.current_winner()
+    later = view.later_opponents()
+    if _partner_holds(view):
+        return weakest(view, cards)
+    winners = [c for c in cards if view.beats(c)]
+    if not winners:
+        return weakest(view, cards)
+    if not later:  # last to play (or only the partner follows): win as cheaply as possible
+        return weakest(view, winners)
+    safe = [c for c in winners if view.safe(c, later)]
+    if safe:
+        return view.lowest_of_equals(weakest(view, safe))
+    top = strongest(view, winners)
+    pos = len(view.trick)
+    if view.partner is not None and pos == 1:
+        # second hand low, but cover an honour led by an opponent
+        if view.power(view.trick[0][1]) >= JACK and view.suit(view.trick[0][1]) == view.led:
+            return view.lowest_of_equals(weakest(view, winners))
+        return weakest(view, cards)
+    if view.partner is not None and win_seat == view.partner and view.power(win_card) >= QUEEN:
+        return weakest(view, cards)  # don't overtake a partner's high card
+    if view.partner is None and view.higher_unseen(top) > 1:
+        return weakest(view, cards)  # nobody helps us: don't waste a card that will be beaten
+    return view.lowest_of_equals(top)  # third hand high (lowest of equals)
+
+
+def void_for_tricks(view: CardView, legal: Sequence[int]) -> int:
+    """Play when unable to follow suit: ruff cheaply unless the partner holds the trick, else
+    discard the least useful card."""
+    trump = view.ctx.trump
+    if not _partner_holds(view):
+        if trump is not None and view.led != trump:
+            ruffs = [c for c in legal if view.suit(c) == trump and view.beats(c)]
+            if ruffs:
+                safe = [c for c in ruffs if view.safe(c)]
+                return weakest(view, safe) if safe else weakest(view, ruffs)
+    return discard(view, legal)
+
+
+def discard(view: CardView, legal: Sequence[int], keep_length: bool | None = None) -> int:
+    """The least useful card: a powerless joker, else the weakest card of the weakest side suit.
+
+    Args:
+        keep_length: keep long suits (no trumps to ruff with); default: whether we hold no trump.
+    """
+    dead = [c for c in legal if view.is_dead(c)]
+    if dead:
+        return dead[0]
+    trump = view.ctx.trump
+    side = [c for c in legal if view.suit(c) not in (trump, NO_SUIT)]
+    if not side:
+        plain = [c for c in legal if not view.is_super(c)] or list(legal)
+        return weakest(view, plain)
+    if keep_length is None:
+        keep_length = trump is None or not view.suit_cards(trump)
+
+    def key(s: int) -> tuple:
+        n = len(view.suit_cards(s))
+        return (view.suit_strength(s), -n if keep_length else n)
+
+    suit = min({view.suit(c) for c in side}, key=key)
+    return weakest(view, [c for c in side if view.suit(c) == suit])
+
+
+def lead_for_tricks(view: CardView, legal: Sequence[int]) -> int:
+    """Lead (or play into a trick of powerless jokers) trying to take tricks: draw trumps when
+    long in them, cash masters from the longest suit, dump a powerless joker, else lead from the
+    longest, strongest suit (top of a sequence, fourth best, or low)."""
+    trump = view.ctx.trump
+    others = [s for s in range(view.num_players) if s != view.seat and s != view.partner]
+    suits = sorted({view.suit(c) for c in legal if view.suit(c) != NO_SUIT})
+    trumps_out = trump is not None and view.unseen_in(trump) > 0
+    opps_have_trumps = trumps_out and not all(view.is_void(o, trump) for o in others)
+
+    def ruffable(s: int) -> bool:
+        return opps_have_trumps and s != trump and any(view.is_void(o, s) and not view.is_void(o, trump) for o in others)
+
+    supers = [c for c in legal if view.is_super(c) and view.is_master(c)]
+    if trump is not None:
+        trumps = view.suit_cards(trump)
+        masters = sum(1 for c in trumps if view.is_master(c))
+        if trumps and opps_have_trumps and (len(trumps) >= 5 or (len(trumps) >= 4 and masters >= 1)):
+            return lead_from(view, trump)
+    side = [s for s in suits if s != trump]
+    for s in sorted(side, key=lambda s: -len(view.suit_cards(s))):
+        top = strongest(view, view.suit_cards(s))
+        if view.is_master(top) and not ruffable(s) and view.unseen_in(s) > 0:
+            return top
+    if trump is not None and view.suit_cards(trump) and not opps_have_trumps:
+        top = strongest(view, view.suit_cards(trump))
+        if view.is_master(top) and side:
+            return top
+    dead = [c for c in legal if view.is_dead(c)]
+    if dead:
+        return dead[0]
+    candidates = [s for s in side if not ruffable(s)] or side
+    if not candidates:
+        if trump is not None and view.suit_cards(trump):
+            return lead_from(view, trump)
+        return supers[0] if supers else weakest(view, legal)
+    if supers and all(view.unseen_in(s) == 0 for s in candidates):
+        return supers[0]
+    suit = max(candidates, key=lambda s: (len(view.suit_cards(s)) + view.suit_strength(s) / 2, view.suit_strength(s)))
+    return lead_from(view, suit)
+
+
+def lead_from(view: CardView, suit: int) -> int:
+    """Which card of ``suit`` to lead: a master, the top of a sequence or of a doubleton, the
+    fourth best from four or more, else the lowest."""
+    cards = view.suit_cards(suit)
+    top = cards[-1]
+    if view.is_master(top):
+        return top
+    if len(cards) >= 2 and view.power(top) >= TEN and view.lowest_of_equals(top) != top:
+        return top
+    if len(cards) == 2:
+        return top
+    if len(cards) >= 4:
+        return cards[-4]
+    return cards[0]
+
+
+# ---------------------------------------------------------------------- playing against tricks
+def danger(view: CardView, card: int) -> tuple[int, int]:
+    """How likely ``card`` is to win a trick against our will: (−cards that beat it, power);
+    larger is more dangerous."""
+    return (-view.higher_unseen(card), view.power(card))
+
+
+def play_against_tricks(view: CardView, legal: Sequence[int]) -> int:
+    """The card a club player chooses to take as few tricks as possible for his side (a Low hand
+    of Minnesota Whist: the side that takes seven tricks or more loses points).
+
+    Args:
+        view: the acting seat's knowledge.
+        legal: legal card ids (non-empty).
+    Returns:
+        one of ``legal``.
+    """
+    if len(legal) == 1:
+        return legal[0]
+    win = view.current_winner()
+    if win is None:
+        return lead_against_tricks(view, legal)
+    following = [c for c in legal if view.led is not None and view.suit(c) == view.led]
+    later = view.later_opponents()
+    ours = win[0] == view.partner
+    if not following:
+        # void: throw the most dangerous card (a trick we win anyway costs nothing more)
+        return max(legal, key=lambda c: danger(view, c))
+    under = [c for c in following if not view.beats(c)]
+    if ours and not later:
+        return strongest(view, following)  # the trick is ours anyway: unload the highest card
+    if under:
+        return strongest(view, under)  # duck with the highest card that still loses
+    if not later:
+        return strongest(view, following)  # forced to win: win with the highest
+    return weakest(view, following)  # forced to overtake: the card most likely to be beaten
+
+
+def lead_against_tricks(view: CardView, legal: Sequence[int]) -> int:
+    """Lead the card most likely to be beaten: many cards out above it, few below it, in a suit
+    an opponent can still follow."""
+    others = [s for s in range(view.num_players) if s != view.seat and s != view.partner]
+    plain = [c for c in legal if view.suit(c) != NO_SUIT] or list(legal)
+
+    def key(c: int) -> tuple:
+        s = view.suit(c)
+        followable = s != NO_SUIT and any(not view.is_void(o, s) for o in others)
+        return (followable, view.higher_unseen(c) - view.lower_unseen(c), -view.power(c))
+
+    return max(plain, key=key)
+
+
+def suits_present(view: CardView, cards: Iterable[int]) -> list[int]:
+    """Distinct effective suits of ``cards`` (jokers excluded), ascending."""
+    return sorted({view.suit(c) for c in cards if view.suit(c) != NO_SUIT})
+
+
+__all__ = [
+    "ACE",
+    "JACK",
+    "KING",
+    "NUM_SUITS",
+    "QUEEN",
+    "TEN",
+    "CardView",
+    "card_ids",
+    "cheapest_winner",
+    "danger",
+    "discard",
+    "follow_for_tricks",
+    "lead_against_tricks",
+    "lead_for_tricks",
+    "lead_from",
+    "legal_actions",
+    "mask_of",
+    "play_against_tricks",
+    "play_for_tricks",
+    "strongest",
+    "suits_present",
+    "void_for_tricks",
+    "weakest",
+]
