@@ -1,0 +1,101 @@
+"""The masked actor-critic network shared by every seat (used by ``training.ppo`` and ``NeuralAgent``).
+
+Observations are seat-relative (DESIGN.md "Observations"), so one network plays any seat. Illegal
+actions are removed from the policy by setting their logits to :data:`MASKED_LOGIT` before the
+softmax; :func:`masked_log_probs` and :func:`masked_entropy` are what sampling, greedy play and
+the PPO loss all use, so the policy is the same distribution everywhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import torch
+from torch import nn
+
+#: Logit given to illegal actions: exp(MASKED_LOGIT - max) underflows to exactly 0 in float32,
+#: yet it stays finite, so ``0 * log p`` terms are 0 rather than NaN.
+MASKED_LOGIT = -1.0e9
+
+
+def _layer(n_in: int, n_out: int, std: float) -> nn.Linear:
+    # Orthogonal init as in CleanRL's PPO: keeps early logits small (near-uniform legal policy).
+    layer = nn.Linear(n_in, n_out)
+    nn.init.orthogonal_(layer.weight, std)
+    nn.init.zeros_(layer.bias)
+    return layer
+
+
+def _mlp(sizes: Sequence[int], out: int, out_std: float) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for a, b in zip(sizes[:-1], sizes[1:]):
+        layers += [_layer(a, b, float(np.sqrt(2.0))), nn.Tanh()]
+    layers.append(_layer(sizes[-1], out, out_std))
+    return nn.Sequential(*layers)
+
+
+class ActorCritic(nn.Module):
+    """Actor and critic MLPs (separate trunks) over the seat-relative observation vector.
+
+    Args:
+        obs_size: D, length of the float32 observation vector.
+        num_actions: A, size of the game's ``Discrete`` action space.
+        hidden_sizes: widths of the hidden layers of each trunk (tanh activations).
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int] = (256, 256)) -> None:
+        super().__init__()
+        if not hidden_sizes:
+            raise ValueError("hidden_sizes must name at least one hidden layer")
+        self.obs_size = int(obs_size)
+        self.num_actions = int(num_actions)
+        self.hidden_sizes = [int(h) for h in hidden_sizes]
+        sizes = [self.obs_size, *self.hidden_sizes]
+        self.actor = _mlp(sizes, self.num_actions, 0.01)
+        self.critic = _mlp(sizes, 1, 1.0)
+
+    def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+        """Masked logits: float32 ``(B, A)``; illegal entries (``mask == 0``) are :data:`MASKED_LOGIT`.
+
+        Args:
+            obs: float32 ``(B, D)``.
+            mask: ``(B, A)`` 0/1 (any dtype; nonzero = legal); every row needs a legal action.
+        """
+        raw = self.actor(obs)
+        return raw.masked_fill(mask == 0, MASKED_LOGIT)
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        """State value from the observer's seat: float32 ``(B,)`` (in scaled reward units)."""
+        return self.critic(obs).squeeze(-1)
+
+    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(masked logits (B, A), values (B,))``."""
+        return self.logits(obs, mask), self.value(obs)
+
+
+def masked_log_probs(logits: torch.Tensor) -> torch.Tensor:
+    """Log-probabilities float32 ``(B, A)`` of masked logits (illegal entries ≈ -1e9)."""
+    return torch.log_softmax(logits, dim=-1)
+
+
+def masked_entropy(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Entropy float32 ``(B,)`` of the masked distribution (illegal actions contribute 0)."""
+    logp = masked_log_probs(logits)
+    p = logp.exp()
+    return -(p * logp).masked_fill(mask == 0, 0.0).sum(-1)
+
+
+def sample_actions(logits: torch.Tensor, generator: torch.Generator | None = None) -> torch.Tensor:
+    """Sample one action per row from masked logits: int64 ``(B,)``; never an illegal action.
+
+    Draws with ``torch.multinomial`` from ``generator`` (so the training stream does not share
+    torch's global RNG with other code); masked actions have probability exactly 0.
+    """
+    probs = torch.softmax(logits, dim=-1)
+    return torch.multinomial(probs, 1, generator=generator).squeeze(-1)
+
+
+def greedy_actions(logits: torch.Tensor) -> torch.Tensor:
+    """Most probable legal action per row: int64 ``(B,)``."""
+    return logits.argmax(dim=-1)

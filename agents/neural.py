@@ -1,0 +1,101 @@
+"""``NeuralAgent``: a trained actor-critic network playing from the observation dict.
+
+It implements :class:`agents.base.Policy`: it sees only ``observation`` and ``action_mask`` (never
+hidden state) and picks the most probable legal action (``greedy=True``) or samples from the
+masked distribution.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.network import ActorCritic, greedy_actions, sample_actions
+
+
+class NeuralAgent:
+    """A :class:`agents.network.ActorCritic` as a :class:`agents.base.Policy`.
+
+    Args:
+        network: the network (put in eval mode; not copied).
+        name: label in evaluation tables.
+        greedy: ``True`` = argmax over legal actions, ``False`` = sample from the masked policy.
+        device: where the network runs.
+        seed: seed of the sampling generator (``greedy=False``); ``None`` = nondeterministic.
+        game: name of the game the network was trained for (informational).
+    """
+
+    def __init__(self, network: ActorCritic, name: str = "neural", greedy: bool = True, device: str | torch.device = "cpu",
+                 seed: int | None = None, game: str | None = None) -> None:
+        self.device = torch.device(device)
+        self.network = network.to(self.device).eval()
+        self.name = name
+        self.greedy = bool(greedy)
+        self.game = game
+        self._generator = torch.Generator(device=self.device)
+        if seed is not None:
+            self._generator.manual_seed(int(seed))
+        else:
+            self._generator.seed()
+
+    @torch.no_grad()
+    def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
+        """Action id for ``observation`` (``{"observation": float32 (D,), "action_mask": int8 (A,)}``).
+
+        Returns an int whose mask entry is 1. ``info_state`` is ignored.
+
+        Raises:
+            ValueError: the observation or mask has the wrong length for the network, or the mask
+                has no legal action.
+        """
+        obs = np.asarray(observation["observation"], dtype=np.float32)
+        mask = np.asarray(observation["action_mask"])
+        if obs.shape != (self.network.obs_size,):
+            raise ValueError(f"observation has shape {obs.shape}, the network expects ({self.network.obs_size},)")
+        if mask.shape != (self.network.num_actions,):
+            raise ValueError(f"action_mask has shape {mask.shape}, the network expects ({self.network.num_actions},)")
+        if not mask.any():
+            raise ValueError("action_mask has no legal action")
+        logits = self.network.logits(torch.as_tensor(obs, device=self.device)[None], torch.as_tensor(mask, device=self.device)[None])
+        action = greedy_actions(logits) if self.greedy else sample_actions(logits, self._generator)
+        return int(action.item())
+
+    @classmethod
+    def from_checkpoint(cls, path: str | os.PathLike, game: str | None = None, greedy: bool = True, device: str | torch.device = "cpu",
+                        name: str | None = None, seed: int | None = None) -> NeuralAgent:
+        """Load a trained agent from a checkpoint of ``training.checkpoint`` (``weights_only``).
+
+        Args:
+            path: the checkpoint file (e.g. ``runs/classic_default/checkpoints/final.pt``).
+            game: if given, the checkpoint must be for this game.
+            greedy, device, seed: as in the constructor.
+            name: label (default ``"ppo:<run name or file stem>"``).
+        Raises:
+            FileNotFoundError: no such file.
+            ValueError: corrupted or foreign file; checkpoint of another game; observation or
+                action sizes that differ from the game's environment built with the
+                checkpoint's rule options.
+        """
+        from training.checkpoint import check_compatible, load_checkpoint
+        from whist_env import GAMES
+
+        ckpt = load_checkpoint(path, game=game, map_location=device)
+        if ckpt["game"] in GAMES:  # the env's current encoding must still fit the network
+            env = GAMES[ckpt["game"]].raw_env(**dict(ckpt.get("options") or {}))
+            agent0 = env.possible_agents[0]
+            check_compatible(ckpt, obs_size=env.observation_space(agent0)["observation"].shape[0],
+                             num_actions=env.action_space(agent0).n, source=f"checkpoint {path}")
+        net = ActorCritic(int(ckpt["obs_size"]), int(ckpt["num_actions"]), list(ckpt["hidden_sizes"]))
+        try:
+            net.load_state_dict(ckpt["model"])
+        except RuntimeError as exc:
+            raise ValueError(f"checkpoint {path}: network weights do not fit its declared shapes: {exc}") from exc
+        if name is None:
+            run_name = (ckpt.get("extra") or {}).get("run_name") or ""
+            name = f"ppo:{run_name or Path(path).stem}"
+        return cls(net, name=name, greedy=greedy, device=device, seed=seed, game=ckpt["game"])

@@ -1,0 +1,77 @@
+"""Experiment config validation (training/config.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from training.config import ConfigError, ExperimentConfig, config_from_dict, load_config
+
+CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+
+
+def write(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "exp.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_minimal_config_gets_defaults(tmp_path):
+    cfg = load_config(write(tmp_path, "game: classic_whist\n"))
+    assert isinstance(cfg, ExperimentConfig)
+    assert cfg.algorithm == "ppo" and cfg.train.lr > 0 and cfg.eval.opponents == ["random", "heuristic"]
+    assert cfg.run_dir(tmp_path / "exp.yaml") == Path("runs") / "exp"
+
+
+@pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
+def test_shipped_configs_are_valid(path):
+    cfg = load_config(path)
+    assert cfg.game == "classic_whist"
+
+
+def test_unknown_key_is_named(tmp_path):
+    with pytest.raises(ConfigError, match=r"train\.learning_rate: unknown key"):
+        load_config(write(tmp_path, "game: classic_whist\ntrain:\n  learning_rate: 0.1\n"))
+    with pytest.raises(ConfigError, match=r"(?m)^colour: unknown key"):
+        load_config(write(tmp_path, "game: classic_whist\ncolour: red\n"))
+
+
+def test_wrong_type_is_named(tmp_path):
+    with pytest.raises(ConfigError, match=r"train\.lr: Input should be a valid number"):
+        load_config(write(tmp_path, "game: classic_whist\ntrain:\n  lr: fast\n"))
+    with pytest.raises(ConfigError, match=r"train\.hidden_sizes\.1: Input should be a valid integer"):
+        load_config(write(tmp_path, "game: classic_whist\ntrain:\n  hidden_sizes: [64, wide]\n"))
+    with pytest.raises(ConfigError, match=r"train\.num_envs: Input should be greater than or equal to 1"):
+        config_from_dict({"game": "classic_whist", "train": {"num_envs": 0}})
+
+
+def test_unknown_game_is_named(tmp_path):
+    with pytest.raises(ConfigError, match=r"game: unknown game 'spades'.*classic_whist"):
+        load_config(write(tmp_path, "game: spades\n"))
+
+
+def test_missing_game(tmp_path):
+    with pytest.raises(ConfigError, match=r"game: Field required"):
+        load_config(write(tmp_path, "seed: 1\n"))
+
+
+def test_invalid_rule_option_is_named(tmp_path):
+    with pytest.raises(ConfigError, match=r"options: .*'reward'"):
+        load_config(write(tmp_path, "game: classic_whist\noptions:\n  reward: money\n"))
+    with pytest.raises(ConfigError, match=r"options: unknown option.*'trumps'"):
+        load_config(write(tmp_path, "game: classic_whist\noptions:\n  trumps: S\n"))
+
+
+def test_bad_eval_opponent_and_device(tmp_path):
+    with pytest.raises(ConfigError, match=r"eval\.opponents: .*'expert'"):
+        config_from_dict({"game": "classic_whist", "eval": {"opponents": ["expert"]}})
+    with pytest.raises(ConfigError, match=r"device: "):
+        config_from_dict({"game": "classic_whist", "device": "tpu"})
+
+
+def test_not_a_mapping_and_bad_yaml(tmp_path):
+    with pytest.raises(ConfigError, match="mapping"):
+        load_config(write(tmp_path, "- game\n"))
+    with pytest.raises(ConfigError, match="invalid YAML"):
+        load_config(write(tmp_path, "game: [classic\n"))

@@ -1,0 +1,185 @@
+"""Checkpoints of the self-play trainer: atomic saves, ``weights_only`` loads, shape/game checks.
+
+A checkpoint is one ``torch.save`` file holding only plain types (dicts, lists, str, int, float,
+bool, None) and tensors, so it loads with ``torch.load(..., weights_only=True)`` (no arbitrary
+pickle). Keys:
+
+* ``format`` (``"whist-env-checkpoint"``), ``format_version`` (int)
+* ``game`` (str, a key of ``whist_env.GAMES``), ``options`` (dict: every rule option's value)
+* ``obs_size``, ``num_actions`` (int), ``hidden_sizes`` (list of int)
+* ``model`` (state_dict of :class:`agents.network.ActorCritic`), ``optimizer`` (state_dict or None)
+* ``config`` (dict: the experiment config), ``versions`` (dict: whist_env, torch, python)
+* ``global_step``, ``update`` (int), ``rng`` (dict of RNG states), ``opponent_pool`` (list of
+  state_dicts), ``extra`` (dict)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import platform
+import tempfile
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import torch
+
+FORMAT = "whist-env-checkpoint"
+FORMAT_VERSION = 1
+REQUIRED_KEYS = ("format", "format_version", "game", "options", "obs_size", "num_actions", "hidden_sizes", "model")
+
+
+def versions() -> dict[str, str]:
+    """Versions recorded in a checkpoint: ``{"whist_env", "torch", "python"}`` (str)."""
+    import whist_env
+
+    return {"whist_env": str(whist_env.__version__), "torch": str(torch.__version__), "python": platform.python_version()}
+
+
+def make_checkpoint(
+    *,
+    model: torch.nn.Module,
+    game: str,
+    options: Mapping[str, Any],
+    obs_size: int,
+    num_actions: int,
+    hidden_sizes: list[int],
+    config: Mapping[str, Any] | None = None,
+    optimizer: torch.optim.Optimizer | None = None,
+    global_step: int = 0,
+    update: int = 0,
+    rng: Mapping[str, Any] | None = None,
+    opponent_pool: list[Mapping[str, torch.Tensor]] | None = None,
+    extra: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Assemble the checkpoint dict (see the module docstring for the keys); tensors are cloned to CPU."""
+    return {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "game": str(game),
+        "options": _plain(dict(options)),
+        "obs_size": int(obs_size),
+        "num_actions": int(num_actions),
+        "hidden_sizes": [int(h) for h in hidden_sizes],
+        "model": _cpu_state(model.state_dict()),
+        "optimizer": None if optimizer is None else _plain(optimizer.state_dict()),
+        "config": _plain(dict(config or {})),
+        "versions": _plain(versions()),
+        "global_step": int(global_step),
+        "update": int(update),
+        "rng": _plain(dict(rng or {})),
+        "opponent_pool": [_cpu_state(sd) for sd in (opponent_pool or [])],
+        "extra": _plain(dict(extra or {})),
+    }
+
+
+def _cpu_state(state: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:
+    return {k: v.detach().to("cpu").clone() for k, v in state.items()}
+
+
+def _plain(value: Any) -> Any:
+    """Convert to weights_only-safe plain types (tuples → lists, numpy scalars → Python, tensors kept)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().to("cpu").clone()
+    if isinstance(value, Mapping):
+        return {(k if isinstance(k, (str, int)) else str(k)): _plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if value is None:
+        return None
+    for kind in (bool, int, float, str):  # exact builtin types: subclasses (TorchVersion, np.float64) need globals
+        if isinstance(value, kind):
+            return kind(value)
+    if hasattr(value, "item"):  # numpy scalar
+        return value.item()
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    raise TypeError(f"cannot store a {type(value).__name__} in a checkpoint (plain types and tensors only)")
+
+
+def save_checkpoint(checkpoint: Mapping[str, Any], path: str | os.PathLike) -> Path:
+    """Write ``checkpoint`` to ``path`` atomically and return the path.
+
+    The data goes to a temporary file in the same folder, is flushed and ``fsync``-ed, then
+    ``os.replace``-d over ``path``: a reader (or a crash, or Ctrl-C) sees either the old file or
+    the new one, never a partial file. On any exception the temporary file is removed and the
+    previous checkpoint is left untouched.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            torch.save(dict(checkpoint), f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp_name, path)
+    except BaseException:  # includes KeyboardInterrupt: never leave a partial file behind
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(tmp_name)
+        raise
+    with contextlib.suppress(OSError):  # make the rename itself durable where the OS allows it
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    return path
+
+
+def load_checkpoint(
+    path: str | os.PathLike,
+    *,
+    game: str | None = None,
+    obs_size: int | None = None,
+    num_actions: int | None = None,
+    map_location: str | torch.device = "cpu",
+) -> dict[str, Any]:
+    """Load a checkpoint with ``torch.load(weights_only=True)`` and check what it is for.
+
+    Args:
+        path: the ``.pt`` file.
+        game, obs_size, num_actions: when given, the checkpoint must match them.
+        map_location: device for the tensors.
+    Returns:
+        The checkpoint dict (module docstring).
+    Raises:
+        FileNotFoundError: no such file.
+        ValueError: the file is corrupted or not a whist-env checkpoint, or its game,
+            observation size or action count differs from the requested one (the message names
+            the mismatch and both values).
+    """
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"checkpoint {path} does not exist")
+    try:
+        ckpt = torch.load(path, map_location=map_location, weights_only=True)
+    except Exception as exc:  # truncated / corrupted / foreign pickle
+        raise ValueError(f"cannot read checkpoint {path}: {type(exc).__name__}: {exc}") from exc
+    if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a whist-env checkpoint (no format={FORMAT!r} entry)")
+    missing = [k for k in REQUIRED_KEYS if k not in ckpt]
+    if missing:
+        raise ValueError(f"checkpoint {path} is missing keys {missing}")
+    if int(ckpt["format_version"]) > FORMAT_VERSION:
+        raise ValueError(f"checkpoint {path} has format_version {ckpt['format_version']}, newer than supported {FORMAT_VERSION}")
+    check_compatible(ckpt, game=game, obs_size=obs_size, num_actions=num_actions, source=str(path))
+    return ckpt
+
+
+def check_compatible(
+    ckpt: Mapping[str, Any],
+    *,
+    game: str | None = None,
+    obs_size: int | None = None,
+    num_actions: int | None = None,
+    source: str = "checkpoint",
+) -> None:
+    """Raise ``ValueError`` naming the first mismatch of game, observation size or action count."""
+    if game is not None and ckpt["game"] != game:
+        raise ValueError(f"{source} is for game {ckpt['game']!r}, not {game!r}")
+    if obs_size is not None and int(ckpt["obs_size"]) != int(obs_size):
+        raise ValueError(f"{source} has observation size {ckpt['obs_size']}, but the environment's is {obs_size}")
+    if num_actions is not None and int(ckpt["num_actions"]) != int(num_actions):
+        raise ValueError(f"{source} has {ckpt['num_actions']} actions, but the environment has {num_actions}")

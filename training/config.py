@@ -1,0 +1,185 @@
+"""Experiment configs: one YAML file per experiment, validated by pydantic before anything runs.
+
+Layout (every key optional except ``game``; unknown keys are errors)::
+
+    game: classic_whist          # a key of whist_env.GAMES
+    options: {episode: hand}     # rule options (RULES.md), checked by building the env
+    algorithm: ppo
+    seed: 0
+    device: cpu                  # cpu | cuda | auto
+    num_threads: 1               # torch CPU threads
+    log_dir: runs                # the run folder is log_dir/run_name
+    run_name: classic_default
+    train: {total_steps: ..., num_envs: ..., ...}   # PPOConfig
+    eval: {interval_steps: ..., num_deals: ..., opponents: [random, heuristic], ...}
+
+:func:`load_config` raises :class:`ConfigError` whose message names each bad key with its
+dotted path, e.g. ``train.lr: Input should be a valid number, unable to parse string as a number``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Literal
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+
+class ConfigError(ValueError):
+    """A malformed experiment config; the message names the offending key(s)."""
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+
+class PPOConfig(_Strict):
+    """Hyperparameters of self-play PPO (``training.ppo``).
+
+    Steps are environment decisions of any seat (one ``env.step``); ``total_steps`` counts them
+    over all environments.
+    """
+
+    total_steps: int = Field(200_000, ge=1, description="environment steps (all envs, all seats) to train for")
+    num_envs: int = Field(16, ge=1, description="AEC environments stepped in lockstep")
+    rollout_steps: int = Field(128, ge=1, description="steps per environment between updates")
+    lr: float = Field(3e-4, gt=0, description="Adam learning rate")
+    anneal_lr: bool = Field(True, description="decay the learning rate linearly to 0")
+    gamma: float = Field(1.0, ge=0, le=1, description="discount per own decision")
+    gae_lambda: float = Field(0.95, ge=0, le=1, description="GAE lambda")
+    clip_coef: float = Field(0.2, gt=0, description="PPO ratio clip")
+    ent_coef: float = Field(0.01, ge=0, description="entropy bonus coefficient")
+    vf_coef: float = Field(0.5, ge=0, description="value loss coefficient")
+    max_grad_norm: float = Field(0.5, gt=0, description="gradient norm clip")
+    update_epochs: int = Field(4, ge=1, description="passes over each batch")
+    minibatch_size: int = Field(512, ge=1, description="samples per gradient step")
+    norm_adv: bool = Field(True, description="normalise advantages per minibatch")
+    target_kl: float | None = Field(None, gt=0, description="stop the epochs early when approx_kl exceeds it")
+    hidden_sizes: list[int] = Field(default_factory=lambda: [256, 256], min_length=1, description="MLP hidden widths")
+    reward_scale: float = Field(0.1, gt=0, description="rewards are multiplied by this before learning")
+    pool_size: int = Field(5, ge=0, description="frozen past policies kept as opponents")
+    snapshot_interval: int = Field(10, ge=1, description="updates between snapshots added to the pool")
+    pool_prob: float = Field(0.3, ge=0, le=1, description="probability an episode is played against a pool snapshot")
+    checkpoint_interval: int = Field(10, ge=1, description="updates between checkpoints")
+
+    @field_validator("hidden_sizes")
+    @classmethod
+    def _positive_widths(cls, v: list[int]) -> list[int]:
+        if any(h < 1 for h in v):
+            raise ValueError("every hidden size must be >= 1")
+        return v
+
+
+class EvalConfig(_Strict):
+    """Evaluation of the learner against fixed opponents (``training.evaluate``, duplicate deals)."""
+
+    interval_steps: int = Field(0, ge=0, description="steps between evaluations during training (0 = none)")
+    num_deals: int = Field(100, ge=1, description="deals per opponent during training")
+    final_num_deals: int = Field(1000, ge=0, description="deals per opponent in the final evaluation (0 = skip)")
+    opponents: list[str] = Field(default_factory=lambda: ["random", "heuristic"], description="agent specs")
+    duplicate: bool = Field(True, description="replay each deal with the sides swapped")
+    seed: int = Field(12345, description="seed of the evaluation deals (kept apart from training deals)")
+
+    @field_validator("opponents")
+    @classmethod
+    def _specs(cls, v: list[str]) -> list[str]:
+        for spec in v:
+            if not (spec in ("random", "heuristic") or spec.startswith("checkpoint:")):
+                raise ValueError(f"unknown agent spec {spec!r}; expected 'random', 'heuristic' or 'checkpoint:PATH'")
+        return v
+
+
+class ExperimentConfig(_Strict):
+    """One experiment: game, rule options, algorithm, seeds, evaluation schedule, logging."""
+
+    game: str
+    options: dict[str, Any] = Field(default_factory=dict)
+    algorithm: Literal["ppo"] = "ppo"
+    seed: int = 0
+    device: Literal["cpu", "cuda", "auto"] = "cpu"
+    num_threads: int = Field(1, ge=1)
+    log_dir: str = "runs"
+    run_name: str | None = None
+    train: PPOConfig = Field(default_factory=PPOConfig)
+    eval: EvalConfig = Field(default_factory=EvalConfig)
+
+    @field_validator("game")
+    @classmethod
+    def _known_game(cls, v: str) -> str:
+        from whist_env import GAMES
+
+        if v not in GAMES:
+            raise ValueError(f"unknown game {v!r}; known games: {sorted(GAMES)}")
+        return v
+
+    @model_validator(mode="after")
+    def _options_build_env(self) -> ExperimentConfig:
+        from whist_env import GAMES
+
+        try:
+            GAMES[self.game].raw_env(**self.options)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"options: {exc}") from exc
+        return self
+
+    def run_dir(self, config_path: str | os.PathLike | None = None) -> Path:
+        """The run folder ``log_dir/run_name`` (``run_name`` defaults to the config file's stem or the game)."""
+        name = self.run_name or (Path(config_path).stem if config_path else self.game)
+        return Path(self.log_dir) / name
+
+    def resolved_device(self) -> str:
+        """``"cuda"`` or ``"cpu"`` (``"auto"`` picks CUDA when available)."""
+        import torch
+
+        if self.device == "auto":
+            return "cuda" if torch.cuda.is_available() else "cpu"
+        return self.device
+
+
+def format_validation_error(exc: ValidationError) -> str:
+    """One line per error: ``dotted.key: message``."""
+    lines = []
+    for err in exc.errors():
+        loc = ".".join(str(p) for p in err["loc"]) or "(top level)"
+        msg = err["msg"]
+        if err["type"] == "extra_forbidden":
+            msg = "unknown key (not allowed here)"
+        elif msg.startswith("Value error, "):
+            msg = msg[len("Value error, ") :]
+        if err["type"] == "value_error" and msg.startswith("options: ") and loc == "(top level)":
+            loc, msg = "options", msg[len("options: ") :]
+        lines.append(f"{loc}: {msg}")
+    return "\n".join(lines)
+
+
+def config_from_dict(data: Any, source: str = "config") -> ExperimentConfig:
+    """Validate a mapping (e.g. parsed YAML) into an :class:`ExperimentConfig`.
+
+    Raises:
+        ConfigError: naming each bad key (``source: key: message`` lines).
+    """
+    if not isinstance(data, dict):
+        raise ConfigError(f"{source}: the top level must be a mapping of keys, got {type(data).__name__}")
+    try:
+        return ExperimentConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(f"invalid config {source}:\n{format_validation_error(exc)}") from None
+
+
+def load_config(path: str | os.PathLike) -> ExperimentConfig:
+    """Read and validate an experiment YAML file.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ConfigError: invalid YAML, or a key that is unknown, of the wrong type or out of range
+            (an unknown game, an invalid rule option); the message names the key.
+    """
+    path = Path(path)
+    text = path.read_text()
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"invalid YAML in {path}: {exc}") from None
+    return config_from_dict(data if data is not None else {}, source=str(path))

@@ -1,0 +1,523 @@
+"""Self-play PPO for any whist-env game, in one readable file (CleanRL spirit).
+
+How it works, top to bottom:
+
+1. ``num_envs`` raw AEC environments are stepped in lockstep. At every step each environment has
+   one agent to act; its seat is played either by the **learner** (the current network) or by a
+   **frozen snapshot** from the opponent pool. Each episode picks its line-up: with probability
+   ``pool_prob`` (and a non-empty pool) the learner plays one side (both partners in a
+   partnership game, one seat otherwise) against one snapshot playing every other seat;
+   otherwise the current policy plays every seat (pure self-play).
+2. Observations are seat-relative, so one :class:`agents.network.ActorCritic` serves every seat.
+   Illegal actions get a logit of -1e9 when sampling *and* in the loss, so log-probabilities and
+   entropy are those of the masked distribution.
+3. Every learner-controlled seat keeps its own trajectory: its decisions in order. Rewards are
+   paid by the environment to every agent on the step that ends a hand (RULES.md §1.9),
+   whoever played it; the reward read from ``env.rewards`` after each step is credited to that
+   seat's **last** decision. When the episode ends, GAE runs over each seat's own decision
+   sequence (terminal value 0). Trajectories still open at the end of a rollout carry over to
+   the next one (their stored log-probs are the behaviour policy's, which is what the PPO
+   ratio needs), so no reward is ever lost at a rollout boundary. An episode cut by the
+   ``max_hands`` guard (truncation) is treated like an ended one (no bootstrap value).
+4. Only learner decisions are trained on. Every ``snapshot_interval`` updates a frozen copy of
+   the network joins the pool (at most ``pool_size``, oldest dropped).
+
+Nothing here is specific to a game: one ``Discrete`` action space per game, the action mask
+decides what is legal in each phase (bidding, discarding, card play alike), and sides are read
+from the public observation layout (``tricks_by_side``: S sides, seat ``i`` is on side ``i % S``,
+DESIGN.md "Agents").
+
+Reproducibility: given the same config and seed on CPU, the run is deterministic — torch and
+numpy are seeded, the training stream uses its own ``numpy.random.Generator`` (environment reset
+seeds, line-ups) and ``torch.Generator`` (action sampling, minibatch shuffling), and torch uses
+one thread by default.
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.network import ActorCritic, masked_entropy, masked_log_probs, sample_actions
+from training.checkpoint import check_compatible, make_checkpoint, save_checkpoint
+from training.config import ExperimentConfig
+
+LEARNER = -1  # controller id of the current policy; snapshots use their serial number (>= 0)
+
+
+# --------------------------------------------------------------------------- trajectories and GAE
+@dataclass
+class Trajectory:
+    """One seat's learner decisions in one episode, in order.
+
+    Attributes: ``seat`` (int, the seat that made the decisions) and lists of length T,
+    converted to arrays by :func:`build_batch`:
+        obs: float32 ``(D,)`` observations; masks: int8 ``(A,)`` action masks; actions: int;
+        logprobs: float, log π_behaviour(action); values: float, V(obs) at decision time;
+        rewards: float (scaled), the rewards credited to each decision.
+    """
+
+    seat: int = -1
+    obs: list[np.ndarray] = field(default_factory=list)
+    masks: list[np.ndarray] = field(default_factory=list)
+    actions: list[int] = field(default_factory=list)
+    logprobs: list[float] = field(default_factory=list)
+    values: list[float] = field(default_factory=list)
+    rewards: list[float] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.actions)
+
+
+def compute_gae(rewards: np.ndarray, values: np.ndarray, gamma: float, gae_lambda: float, last_value: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """Generalised advantage estimation over one seat's decision sequence.
+
+    Args:
+        rewards: float ``(T,)``, reward credited to each decision.
+        values: float ``(T,)``, V of each decision's observation.
+        gamma, gae_lambda: discount and GAE lambda (per decision).
+        last_value: V after the last decision (0 for a finished episode).
+    Returns:
+        ``(advantages, returns)``, float32 ``(T,)`` each; ``returns = advantages + values``.
+    """
+    rewards = np.asarray(rewards, dtype=np.float64)
+    values = np.asarray(values, dtype=np.float64)
+    t_len = len(rewards)
+    adv = np.zeros(t_len, dtype=np.float64)
+    next_value, running = float(last_value), 0.0
+    for t in range(t_len - 1, -1, -1):
+        delta = rewards[t] + gamma * next_value - values[t]
+        running = delta + gamma * gae_lambda * running
+        adv[t] = running
+        next_value = values[t]
+    return adv.astype(np.float32), (adv + values).astype(np.float32)
+
+
+@dataclass
+class Batch:
+    """Learner samples of one update (M decisions), as tensors on the training device.
+
+    obs float32 ``(M, D)``, masks int8 ``(M, A)``, actions int64 ``(M,)``, logprobs, values,
+    advantages, returns float32 ``(M,)``.
+    """
+
+    obs: torch.Tensor
+    masks: torch.Tensor
+    actions: torch.Tensor
+    logprobs: torch.Tensor
+    values: torch.Tensor
+    advantages: torch.Tensor
+    returns: torch.Tensor
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+
+def build_batch(trajectories: Sequence[Trajectory], gamma: float, gae_lambda: float, device: str | torch.device = "cpu") -> Batch | None:
+    """GAE per finished trajectory, then concatenate; ``None`` when there is no decision."""
+    trajectories = [t for t in trajectories if len(t)]
+    if not trajectories:
+        return None
+    advs, rets = zip(*(compute_gae(np.array(t.rewards), np.array(t.values), gamma, gae_lambda) for t in trajectories))
+
+    def cat(name: str, dtype: Any) -> np.ndarray:
+        return np.concatenate([np.asarray(getattr(t, name), dtype=dtype) for t in trajectories])
+
+    def tens(a: np.ndarray) -> torch.Tensor:
+        return torch.as_tensor(a, device=device)
+
+    return Batch(
+        obs=tens(np.concatenate([np.stack(t.obs) for t in trajectories]).astype(np.float32)),
+        masks=tens(np.concatenate([np.stack(t.masks) for t in trajectories]).astype(np.int8)),
+        actions=tens(cat("actions", np.int64)),
+        logprobs=tens(cat("logprobs", np.float32)),
+        values=tens(cat("values", np.float32)),
+        advantages=tens(np.concatenate(advs)),
+        returns=tens(np.concatenate(rets)),
+    )
+
+
+def seat_sides(env: Any) -> list[int]:
+    """Side of each seat, from the public observation layout (S = ``len(tricks_by_side)``; seat i → i % S)."""
+    n = len(env.possible_agents)
+    layout = env.observation_layout() if hasattr(env, "observation_layout") else {}
+    sl = layout.get("tricks_by_side")
+    num_sides = (sl.stop - sl.start) if sl is not None else n
+    return [i % num_sides for i in range(n)]
+
+
+# --------------------------------------------------------------------------- rollouts
+@dataclass
+class RolloutStats:
+    """What one rollout saw: finished episodes' learner returns (raw points) and lengths."""
+
+    episode_returns: list[float] = field(default_factory=list)
+    pool_episode_returns: list[float] = field(default_factory=list)
+    episode_lengths: list[int] = field(default_factory=list)
+    learner_steps: int = 0
+
+
+class SelfPlayCollector:
+    """Steps ``num_envs`` AEC environments; collects learner decisions as per-seat trajectories.
+
+    Args:
+        make_env: builds one raw AEC environment of the game.
+        num_envs: environments stepped in lockstep.
+        rng: numpy generator for reset seeds and line-ups.
+        generator: torch generator for action sampling.
+        device: where the networks live.
+        reward_scale: multiplies every reward before it is stored.
+        pool_prob: probability that an episode is played against a pool snapshot.
+    """
+
+    def __init__(self, make_env: Callable[[], Any], num_envs: int, rng: np.random.Generator, generator: torch.Generator,
+                 device: str | torch.device = "cpu", reward_scale: float = 1.0, pool_prob: float = 0.0) -> None:
+        self.envs = [make_env() for _ in range(num_envs)]
+        self.agents = list(self.envs[0].possible_agents)
+        self.sides = seat_sides(self.envs[0])
+        self.rng, self.generator, self.device = rng, generator, device
+        self.reward_scale, self.pool_prob = float(reward_scale), float(pool_prob)
+        n = len(self.envs)
+        self.controllers: list[list[int]] = [[] for _ in range(n)]  # per env, per seat: LEARNER or snapshot serial
+        self.opponent: list[ActorCritic | None] = [None] * n  # the snapshot of a pool episode
+        self.trajs: list[dict[int, Trajectory]] = [{} for _ in range(n)]
+        self.returns: list[list[float]] = [[] for _ in range(n)]
+        self.lengths = [0] * n
+
+    def reset_all(self, pool: Sequence[tuple[int, ActorCritic]]) -> None:
+        """Start a fresh episode in every environment (dropping open trajectories)."""
+        for i in range(len(self.envs)):
+            self._new_episode(i, pool)
+
+    def _new_episode(self, i: int, pool: Sequence[tuple[int, ActorCritic]]) -> None:
+        env = self.envs[i]
+        env.reset(seed=int(self.rng.integers(2**31 - 1)))
+        n = len(self.agents)
+        if pool and self.rng.random() < self.pool_prob:
+            serial, net = pool[int(self.rng.integers(len(pool)))]
+            side = self.sides[int(self.rng.integers(n))]
+            self.controllers[i] = [LEARNER if self.sides[s] == side else serial for s in range(n)]
+            self.opponent[i] = net
+        else:
+            self.controllers[i] = [LEARNER] * n
+            self.opponent[i] = None
+        self.trajs[i] = {s: Trajectory(seat=s) for s in range(n) if self.controllers[i][s] == LEARNER}
+        self.returns[i] = [0.0] * n
+        self.lengths[i] = 0
+
+    @torch.no_grad()
+    def collect(self, net: ActorCritic, pool: Sequence[tuple[int, ActorCritic]], num_steps: int) -> tuple[list[Trajectory], RolloutStats]:
+        """Step every environment ``num_steps`` times.
+
+        Returns:
+            ``(finished trajectories, stats)``: the learner trajectories whose episode ended
+            during this call (including ones begun in earlier calls).
+        """
+        finished: list[Trajectory] = []
+        stats = RolloutStats()
+        seat_of = {a: s for s, a in enumerate(self.agents)}
+        for _ in range(num_steps):
+            acting = [seat_of[env.agent_selection] for env in self.envs]
+            observations = [env.observe(env.agent_selection) for env in self.envs]
+            groups: dict[int, list[int]] = {}
+            for i, seat in enumerate(acting):
+                groups.setdefault(self.controllers[i][seat], []).append(i)
+            actions = [0] * len(self.envs)
+            learner_out: dict[int, tuple[float, float]] = {}
+            for ctrl in sorted(groups):  # fixed order: the sampling stream is reproducible
+                idx = groups[ctrl]
+                obs = torch.as_tensor(np.stack([observations[i]["observation"] for i in idx]), dtype=torch.float32, device=self.device)
+                mask = torch.as_tensor(np.stack([observations[i]["action_mask"] for i in idx]), device=self.device)
+                model = net if ctrl == LEARNER else self.opponent[idx[0]]
+                logits = model.logits(obs, mask)
+                logits = logits.cpu()  # sample on the CPU: the sampling generator lives there
+                act = sample_actions(logits, self.generator)
+                if ctrl == LEARNER:
+                    logp = masked_log_probs(logits).gather(1, act[:, None]).squeeze(1).numpy()
+                    val = model.value(obs).cpu().numpy()
+                act_np = act.numpy()
+                for j, i in enumerate(idx):
+                    actions[i] = int(act_np[j])
+                    if ctrl == LEARNER:
+                        learner_out[i] = (float(logp[j]), float(val[j]))
+            for i, env in enumerate(self.envs):
+                seat = acting[i]
+                if i in learner_out:
+                    tr = self.trajs[i][seat]
+                    tr.obs.append(observations[i]["observation"])
+                    tr.masks.append(observations[i]["action_mask"])
+                    tr.actions.append(actions[i])
+                    tr.logprobs.append(learner_out[i][0])
+                    tr.values.append(learner_out[i][1])
+                    tr.rewards.append(0.0)
+                    stats.learner_steps += 1
+                env.step(actions[i])
+                self.lengths[i] += 1
+                for s, agent in enumerate(self.agents):
+                    r = float(env.rewards.get(agent, 0.0))
+                    if r == 0.0:
+                        continue
+                    self.returns[i][s] += r
+                    tr = self.trajs[i].get(s)
+                    if tr is not None and len(tr):  # credit the seat's LAST decision
+                        tr.rewards[-1] += r * self.reward_scale
+                if any(env.terminations.values()) or any(env.truncations.values()):
+                    learner_seats = sorted(self.trajs[i])
+                    finished.extend(self.trajs[i][s] for s in learner_seats)
+                    ret = float(np.mean([self.returns[i][s] for s in learner_seats]))
+                    stats.episode_returns.append(ret)
+                    if self.opponent[i] is not None:
+                        stats.pool_episode_returns.append(ret)
+                    stats.episode_lengths.append(self.lengths[i])
+                    self._new_episode(i, pool)
+        return finished, stats
+
+
+# --------------------------------------------------------------------------- PPO update
+def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch, cfg: Any, generator: torch.Generator) -> dict[str, float]:
+    """``update_epochs`` passes of clipped PPO over ``batch`` in shuffled minibatches.
+
+    ``cfg`` is a :class:`training.config.PPOConfig`. Returns the mean over minibatches of
+    ``policy_loss``, ``value_loss``, ``entropy``, ``approx_kl``, ``clip_fraction``, plus
+    ``explained_variance`` and ``batch_size``.
+    """
+    m = len(batch)
+    mb = min(cfg.minibatch_size, m)
+    sums: dict[str, float] = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
+    count = 0
+    stop = False
+    for _epoch in range(cfg.update_epochs):
+        perm = torch.randperm(m, generator=generator).to(batch.actions.device)
+        epoch_kl = []
+        for start in range(0, m, mb):
+            idx = perm[start : start + mb]
+            logits = net.logits(batch.obs[idx], batch.masks[idx])
+            logp_all = masked_log_probs(logits)
+            new_logp = logp_all.gather(1, batch.actions[idx, None]).squeeze(1)
+            entropy = masked_entropy(logits, batch.masks[idx]).mean()
+            new_value = net.value(batch.obs[idx])
+            logratio = new_logp - batch.logprobs[idx]
+            ratio = logratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - logratio).mean()
+                clip_fraction = ((ratio - 1.0).abs() > cfg.clip_coef).float().mean()
+            adv = batch.advantages[idx]
+            if cfg.norm_adv and len(idx) > 1:
+                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+            pg_loss = torch.max(-adv * ratio, -adv * torch.clamp(ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+            v_loss = 0.5 * ((new_value - batch.returns[idx]) ** 2).mean()
+            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            optimizer.zero_grad()
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
+            optimizer.step()
+            for k, v in (("policy_loss", pg_loss), ("value_loss", v_loss), ("entropy", entropy), ("approx_kl", approx_kl), ("clip_fraction", clip_fraction)):
+                sums[k] += float(v.detach())
+            count += 1
+            epoch_kl.append(float(approx_kl))
+        if cfg.target_kl is not None and np.mean(epoch_kl) > cfg.target_kl:
+            stop = True
+        if stop:
+            break
+    out = {k: v / max(count, 1) for k, v in sums.items()}
+    y, v = batch.returns.cpu().numpy(), batch.values.cpu().numpy()
+    var_y = float(np.var(y))
+    out["explained_variance"] = float("nan") if var_y == 0 else 1.0 - float(np.var(y - v)) / var_y
+    out["batch_size"] = float(m)
+    return out
+
+
+# --------------------------------------------------------------------------- the trainer
+class PPOTrainer:
+    """Self-play PPO on one game, from an :class:`training.config.ExperimentConfig`.
+
+    Args:
+        config: the experiment.
+        run_dir: folder for ``checkpoints/`` (``latest.pt``, ``final.pt``); ``None`` = no files.
+        writer: a tensorboard ``SummaryWriter`` (or anything with ``add_scalar``), or ``None``.
+        evaluator: optional ``f(net, global_step) -> {tag: value}``, called every
+            ``eval.interval_steps``; its scalars are logged under their tags.
+        progress: show a tqdm bar with steps/s and ETA.
+    Attributes:
+        history: one dict of metrics per update (losses, returns, global_step) — the learning
+            curve, used by the determinism tests.
+    """
+
+    def __init__(self, config: ExperimentConfig, run_dir: str | Path | None = None, writer: Any = None,
+                 evaluator: Callable[[ActorCritic, int], Mapping[str, float]] | None = None, progress: bool = False) -> None:
+        from whist_env import GAMES
+        from whist_env.rules.options import options_dict
+
+        self.config = config
+        self.cfg = config.train
+        self.device = torch.device(config.resolved_device())
+        torch.set_num_threads(config.num_threads)
+        torch.manual_seed(config.seed)
+        np.random.seed(config.seed % 2**32)
+        self.rng = np.random.default_rng(config.seed)
+        self.generator = torch.Generator().manual_seed(config.seed)
+        module = GAMES[config.game]
+        options = dict(config.options)
+        probe = module.raw_env(**options)
+        self.obs_size = int(probe.observation_space(probe.possible_agents[0])["observation"].shape[0])
+        self.num_actions = int(probe.action_space(probe.possible_agents[0]).n)
+        self.option_values = options_dict(probe.game.options) if hasattr(probe, "game") else options
+        self.net = ActorCritic(self.obs_size, self.num_actions, self.cfg.hidden_sizes).to(self.device)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.cfg.lr, eps=1e-5)
+        self.pool: list[tuple[int, ActorCritic]] = []
+        self.collector = SelfPlayCollector(lambda: module.raw_env(**options), self.cfg.num_envs, self.rng, self.generator,
+                                           self.device, self.cfg.reward_scale, self.cfg.pool_prob)
+        self.run_dir = None if run_dir is None else Path(run_dir)
+        self.writer, self.evaluator, self.progress = writer, evaluator, progress
+        self.global_step = 0
+        self.update = 0
+        self.history: list[dict[str, float]] = []
+        self._started = False
+
+    # ----------------------------------------------------------------- state
+    @property
+    def checkpoint_dir(self) -> Path | None:
+        """``run_dir/checkpoints`` (``None`` without a run folder)."""
+        return None if self.run_dir is None else self.run_dir / "checkpoints"
+
+    def checkpoint(self) -> dict[str, Any]:
+        """The full training state as a weights_only-safe checkpoint dict."""
+        return make_checkpoint(
+            model=self.net, game=self.config.game, options=self.option_values, obs_size=self.obs_size,
+            num_actions=self.num_actions, hidden_sizes=self.cfg.hidden_sizes, config=self.config.model_dump(mode="json"),
+            optimizer=self.optimizer, global_step=self.global_step, update=self.update,
+            rng={"numpy": self.rng.bit_generator.state, "torch_sampler": self.generator.get_state(), "torch_global": torch.get_rng_state()},
+            opponent_pool=[net.state_dict() for _, net in self.pool],
+            extra={"pool_serials": [s for s, _ in self.pool], "run_name": self.config.run_name or "", "history": self.history},
+        )
+
+    def save(self, name: str = "latest.pt") -> Path | None:
+        """Atomically write the training state to ``run_dir/checkpoints/name``; returns the path."""
+        if self.checkpoint_dir is None:
+            return None
+        return save_checkpoint(self.checkpoint(), self.checkpoint_dir / name)
+
+    def load_state(self, ckpt: Mapping[str, Any]) -> None:
+        """Restore network, optimizer, pool, counters and RNG states from a checkpoint dict.
+
+        Raises:
+            ValueError: the checkpoint is for another game or other observation/action sizes,
+                or its network shape differs from the config's ``hidden_sizes``.
+        """
+        check_compatible(ckpt, game=self.config.game, obs_size=self.obs_size, num_actions=self.num_actions)
+        if list(ckpt["hidden_sizes"]) != list(self.cfg.hidden_sizes):
+            raise ValueError(f"checkpoint has hidden_sizes {ckpt['hidden_sizes']}, the config asks for {self.cfg.hidden_sizes}")
+        self.net.load_state_dict(ckpt["model"])
+        if ckpt.get("optimizer") is not None:
+            self.optimizer.load_state_dict(ckpt["optimizer"])
+        self.global_step = int(ckpt.get("global_step", 0))
+        self.update = int(ckpt.get("update", 0))
+        extra = ckpt.get("extra") or {}
+        self.history = list(extra.get("history", []))
+        serials = extra.get("pool_serials", list(range(len(ckpt.get("opponent_pool", [])))))
+        self.pool = [(int(s), self._frozen(sd)) for s, sd in zip(serials, ckpt.get("opponent_pool", []))]
+        rng = ckpt.get("rng") or {}
+        if "numpy" in rng:
+            self.rng.bit_generator.state = rng["numpy"]
+        if "torch_sampler" in rng:
+            self.generator.set_state(rng["torch_sampler"])
+        if "torch_global" in rng:
+            torch.set_rng_state(rng["torch_global"])
+
+    def _frozen(self, state: Mapping[str, torch.Tensor] | None = None) -> ActorCritic:
+        net = copy.deepcopy(self.net) if state is None else ActorCritic(self.obs_size, self.num_actions, self.cfg.hidden_sizes).to(self.device)
+        if state is not None:
+            net.load_state_dict(state)
+        net.eval()
+        for p in net.parameters():
+            p.requires_grad_(False)
+        return net
+
+    # ----------------------------------------------------------------- training
+    def train(self, total_steps: int | None = None) -> list[dict[str, float]]:
+        """Train until ``global_step >= total_steps`` (default: the config's); returns :attr:`history`.
+
+        A checkpoint is written every ``checkpoint_interval`` updates and at the end
+        (``latest.pt``; the end also ``final.pt``). Steps are environment steps of all seats.
+        """
+        cfg = self.cfg
+        total = int(total_steps if total_steps is not None else cfg.total_steps)
+        steps_per_update = cfg.num_envs * cfg.rollout_steps
+        if not self._started:
+            self.collector.reset_all(self.pool)
+            self._started = True
+        bar = None
+        if self.progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=total, initial=min(self.global_step, total), unit="step", unit_scale=True, dynamic_ncols=True, smoothing=0.1, mininterval=1.0)
+        eval_every = self.config.eval.interval_steps
+        next_eval = (self.global_step // eval_every + 1) * eval_every if eval_every else None
+        start_time, start_step = time.perf_counter(), self.global_step
+        try:
+            while self.global_step < total:
+                t0 = time.perf_counter()
+                if cfg.anneal_lr:
+                    for g in self.optimizer.param_groups:
+                        g["lr"] = cfg.lr * max(1.0 - self.global_step / total, 0.0)
+                self.net.eval()
+                trajs, stats = self.collector.collect(self.net, self.pool, cfg.rollout_steps)
+                self.global_step += steps_per_update
+                self.update += 1
+                batch = build_batch(trajs, cfg.gamma, cfg.gae_lambda, self.device)
+                self.net.train()
+                metrics = ppo_update(self.net, self.optimizer, batch, cfg, self.generator) if batch is not None else {}
+                if cfg.pool_size > 0 and self.update % cfg.snapshot_interval == 0:
+                    self.pool.append((self.update, self._frozen()))
+                    del self.pool[: max(len(self.pool) - cfg.pool_size, 0)]
+                sps = steps_per_update / max(time.perf_counter() - t0, 1e-9)
+                record = {"global_step": float(self.global_step), "update": float(self.update), **metrics,
+                          "episode_return": float(np.mean(stats.episode_returns)) if stats.episode_returns else float("nan"),
+                          "episode_return_vs_pool": float(np.mean(stats.pool_episode_returns)) if stats.pool_episode_returns else float("nan"),
+                          "episode_length": float(np.mean(stats.episode_lengths)) if stats.episode_lengths else float("nan"),
+                          "episodes": float(len(stats.episode_lengths)),
+                          "learning_rate": float(self.optimizer.param_groups[0]["lr"])}
+                self.history.append(record)
+                self._log(record, sps)
+                if next_eval is not None and self.global_step >= next_eval and self.evaluator is not None:
+                    self.net.eval()
+                    for tag, value in self.evaluator(self.net, self.global_step).items():
+                        if self.writer is not None:
+                            self.writer.add_scalar(tag, value, self.global_step)
+                    next_eval = (self.global_step // eval_every + 1) * eval_every
+                if self.update % cfg.checkpoint_interval == 0:
+                    self.save("latest.pt")
+                if bar is not None:
+                    bar.update(min(self.global_step, total) - bar.n)
+                    overall = (self.global_step - start_step) / max(time.perf_counter() - start_time, 1e-9)
+                    bar.set_postfix(sps=f"{overall:.0f}", ret=f"{record['episode_return_vs_pool']:.2f}", ent=f"{metrics.get('entropy', float('nan')):.2f}", refresh=False)
+        finally:
+            if bar is not None:
+                bar.close()
+        self.save("latest.pt")
+        self.save("final.pt")
+        if self.writer is not None:
+            self.writer.flush()
+        return self.history
+
+    def _log(self, record: Mapping[str, float], sps: float) -> None:
+        if self.writer is None:
+            return
+        step = self.global_step
+        w = self.writer
+        for key in ("episode_return", "episode_return_vs_pool", "episode_length", "learning_rate"):
+            if not math.isnan(record[key]):
+                w.add_scalar(f"charts/{key}", record[key], step)
+        w.add_scalar("charts/steps_per_second", sps, step)
+        w.add_scalar("charts/pool_size", len(self.pool), step)
+        for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "explained_variance", "batch_size"):
+            if key in record and not math.isnan(record[key]):
+                w.add_scalar(f"losses/{key}", record[key], step)
