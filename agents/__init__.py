@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from agents.base import Policy
 from agents.heuristic import ClassicHeuristicAgent
+from agents.heuristic_bid_whist import BidWhistHeuristicAgent
 from agents.heuristic_cutthroat import CutthroatHeuristicAgent
 from agents.heuristic_german import GermanHeuristicAgent
 from agents.heuristic_minnesota import MinnesotaHeuristicAgent
+from agents.heuristic_romanian import RomanianHeuristicAgent
 from agents.random_agent import RandomAgent
 
 #: Game name -> rule-based agent class for that game.
@@ -20,6 +22,8 @@ HEURISTICS: dict[str, type] = {
     "minnesota_whist": MinnesotaHeuristicAgent,
     "german_whist": GermanHeuristicAgent,
     "cutthroat_whist": CutthroatHeuristicAgent,
+    "romanian_whist": RomanianHeuristicAgent,
+    "bid_whist": BidWhistHeuristicAgent,
 }
 
 #: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
@@ -66,11 +70,13 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
 __all__ = [
     "AGENT_SPECS",
     "HEURISTICS",
+    "BidWhistHeuristicAgent",
     "ClassicHeuristicAgent",
     "CutthroatHeuristicAgent",
     "GermanHeuristicAgent",
     "MinnesotaHeuristicAgent",
     "Policy",
     "RandomAgent",
+    "RomanianHeuristicAgent",
     "make_agent",
 ]

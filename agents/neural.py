@@ -68,7 +68,7 @@ class NeuralAgent:
     @classmethod
     def from_checkpoint(cls, path: str | os.PathLike, game: str | None = None, greedy: bool = True, device: str | torch.device = "cpu",
                         name: str | None = None, seed: int | None = None) -> NeuralAgent:
-        """Load a trained agent from a checkpoint of ``training.checkpoint`` (``weights_only``).
+        """Load a trained agent from a checkpoint of ``agents.checkpoint`` (``weights_only``).
 
         Args:
             path: the checkpoint file (e.g. ``runs/classic_default/checkpoints/final.pt``).
@@ -81,7 +81,7 @@ class NeuralAgent:
                 action sizes that differ from the game's environment built with the
                 checkpoint's rule options.
         """
-        from training.checkpoint import check_compatible, load_checkpoint
+        from agents.checkpoint import check_compatible, load_checkpoint
         from whist_env import GAMES
 
         ckpt = load_checkpoint(path, game=game, map_location=device)

@@ -1,4 +1,4 @@
-"""Checkpoints (training/checkpoint.py) and NeuralAgent.from_checkpoint (agents/neural.py)."""
+"""Checkpoints (agents/checkpoint.py) and NeuralAgent.from_checkpoint (agents/neural.py)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
+from agents.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint
 from agents.network import ActorCritic
 from agents.neural import NeuralAgent
-from training.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint
 from whist_env import classic_whist_v0
 
 OBS = 551

@@ -11,9 +11,9 @@ import pytest
 import torch
 import yaml
 
+from agents.checkpoint import load_checkpoint
 from agents.network import ActorCritic, masked_entropy, masked_log_probs, sample_actions
 from agents.neural import NeuralAgent
-from training.checkpoint import load_checkpoint
 from training.config import config_from_dict
 from training.ppo import PPOTrainer, SelfPlayCollector, build_batch, compute_gae, seat_sides
 from whist_env import classic_whist_v0

@@ -30,6 +30,7 @@ import csv
 import json
 import math
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -527,17 +528,28 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="save the game record of every play (docs/records.md): one JSON Lines file per match, "
         "DIR/<game>__<agent A>__vs__<agent B>.jsonl; view one with 'whist replay FILE --html out.html'",
     )
+    parser.add_argument(
+        "--bid-stats",
+        action="store_true",
+        help="after the match table, print bidding statistics from the game records (training.bidding_stats: "
+        "exact bids in Romanian Whist, contracts made in Bid Whist); records go to a temporary folder without --records",
+    )
 
 
 def _records_file(args: argparse.Namespace, label_a: str, label_b: str) -> Path | None:
     """The ``--records`` file of the match ``label_a`` vs ``label_b`` (``None`` without ``--records``)."""
     if not getattr(args, "records", None):
         return None
+    return _records_path(Path(args.records), args.game, label_a, label_b)
+
+
+def _records_path(folder: Path, game: str, label_a: str, label_b: str) -> Path:
+    """``folder/<game>__<label A>__vs__<label B>.jsonl``, labels made safe for a file name."""
 
     def safe(text: str) -> str:
         return "".join(ch if ch.isalnum() or ch in "-_.#" else "_" for ch in text).strip("._") or "agent"
 
-    return Path(args.records) / f"{args.game}__{safe(label_a)}__vs__{safe(label_b)}.jsonl"
+    return folder / f"{game}__{safe(label_a)}__vs__{safe(label_b)}.jsonl"
 
 
 def _error(message: str) -> int:
@@ -579,8 +591,16 @@ def run(args: argparse.Namespace) -> int:
             k += 1
         labels.append(label)
     results = []
+    bid_stats = bool(getattr(args, "bid_stats", False))
+    scratch = tempfile.TemporaryDirectory(prefix="whist-records-") if bid_stats and not getattr(args, "records", None) else None
+    record_files = []
     for i in range(len(agents)):
         for j in range(i + 1, len(agents)):
+            records_path = _records_file(args, labels[i], labels[j])
+            if records_path is None and scratch is not None:
+                records_path = _records_path(Path(scratch.name), args.game, labels[i], labels[j])
+            if records_path is not None:
+                record_files.append(records_path)
             result = evaluate_pair(
                 args.game,
                 agents[i],
@@ -591,7 +611,7 @@ def run(args: argparse.Namespace) -> int:
                 duplicate=not args.no_duplicate,
                 progress=not args.quiet,
                 labels=(labels[i], labels[j]),
-                records_path=_records_file(args, labels[i], labels[j]),
+                records_path=records_path,
             )
             results.append(result)
             if getattr(args, "records", None):
@@ -599,6 +619,15 @@ def run(args: argparse.Namespace) -> int:
     print(format_table(results))
     total = sum(r.seconds for r in results)
     print(f"({sum(r.games for r in results)} games, {sum(r.hands for r in results)} hands in {total:.1f} s)")
+    if bid_stats:
+        from training.bidding_stats import bidding_stats, format_bidding_stats
+        from whist_env.records import read_records
+
+        records = [r for path in record_files for r in read_records(path)]
+        print()
+        print(format_bidding_stats(bidding_stats(records)))
+        if scratch is not None:
+            scratch.cleanup()
     if args.out:
         for path in save_results(results, args.out):
             print(f"wrote {path}")

@@ -46,8 +46,8 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.checkpoint import check_compatible, make_checkpoint, save_checkpoint
 from agents.network import ActorCritic, masked_entropy, masked_log_probs, sample_actions
-from training.checkpoint import check_compatible, make_checkpoint, save_checkpoint
 from training.config import ExperimentConfig
 
 LEARNER = -1  # controller id of the current policy; snapshots use their serial number (>= 0)

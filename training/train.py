@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
-    from training.checkpoint import load_checkpoint
+    from agents.checkpoint import load_checkpoint
     from training.ppo import PPOTrainer
 
     run_dir = Path(args.run_dir) if args.run_dir else config.run_dir(args.config)

@@ -124,7 +124,7 @@ class WhistEnv(AECEnv):
         g = self.game
         self._cumulative_rewards[agent] = 0.0
         if outcome.rewards is not None:
-            self.rewards = {a: outcome.rewards[i] for i, a in enumerate(self.agents)}
+            self.rewards = {a: outcome.rewards[self._seat[a]] for a in self.agents}
         else:
             self.rewards = dict.fromkeys(self.agents, 0.0)
         if g.done:

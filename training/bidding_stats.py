@@ -1,0 +1,244 @@
+"""Bidding statistics from game records (issue 5): how well each agent bids.
+
+Input: game records (``whist_env.records`` format), as ``whist eval --records DIR`` writes them.
+Records of games without bids are skipped. Per agent label (``record["players"]``):
+
+* Romanian Whist (RULES.md §5): every bid made, the exact bids (tricks taken == bid) and their
+  share with a 95% Wilson interval, overall and by deal size k (cards per player).
+* Bid Whist (RULES.md §6): contracts won in the auction (the label sat in the declarer's seat),
+  contracts made (declaring books = the side's tricks + 1 for the kitty when played with one,
+  §6.8, at least 6 + level), the made share with a 95% Wilson interval, the mean level, and the
+  contracts by mode.
+
+Python: ``bidding_stats(records) -> dict`` (shape in its docstring), ``format_bidding_stats``.
+Command line: ``python -m training.bidding_stats FILE.jsonl [FILE.jsonl ...]`` prints the tables
+(``--json`` prints the dict instead).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from scipy.stats import binomtest
+
+from whist_env.records import read_records
+
+CONFIDENCE = 0.95
+
+
+def wilson_interval(successes: int, trials: int) -> tuple[float, float]:
+    """95% Wilson score interval of a proportion (``scipy.stats.binomtest(...).proportion_ci``);
+    ``(nan, nan)`` when ``trials == 0``."""
+    if trials <= 0:
+        return (math.nan, math.nan)
+    ci = binomtest(successes, trials).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
+    return (float(ci.low), float(ci.high))
+
+
+def _share(successes: int, trials: int) -> dict[str, Any]:
+    lo, hi = wilson_interval(successes, trials)
+    return {"share": successes / trials if trials else math.nan, "ci": (lo, hi)}
+
+
+def _bid_value(label: str) -> int | None:
+    """The bid of a Romanian label ``"bid:3"`` (``None`` for another label)."""
+    parts = str(label).split(":")
+    return int(parts[1]) if len(parts) == 2 and parts[0] == "bid" and parts[1].isdigit() else None
+
+
+def _actions_by_hand(record: Mapping[str, Any]) -> dict[int, list[Mapping[str, Any]]]:
+    out: dict[int, list[Mapping[str, Any]]] = {}
+    for a in record.get("actions", ()):
+        out.setdefault(int(a["hand_number"]), []).append(a)
+    return out
+
+
+def _tricks_by_agent(hand: Mapping[str, Any]) -> dict[str, int]:
+    taken: dict[str, int] = {}
+    for t in hand.get("tricks", ()):
+        taken[t["winner"]] = taken.get(t["winner"], 0) + 1
+    return taken
+
+
+def _complete(hand: Mapping[str, Any]) -> bool:
+    """Whether the hand was played out and scored (a record may end mid-hand)."""
+    return hand.get("points") is not None
+
+
+def romanian_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Raw Romanian Whist bid counts per label: ``{label: {"bids": n, "exact": n,
+    "by_k": {k: [bids, exact]}}}`` (k: cards per player in the deal)."""
+    out: dict[str, dict[str, Any]] = {}
+    for rec in records:
+        if rec.get("game") != "romanian_whist":
+            continue
+        players = rec.get("players") or {}
+        actions = _actions_by_hand(rec)
+        for hand in rec.get("hands", ()):
+            if not _complete(hand):
+                continue
+            taken = _tricks_by_agent(hand)
+            cards = hand["deal"]["hands"]
+            for a in actions.get(int(hand["hand_number"]), ()):
+                if a.get("phase") != "bid":
+                    continue
+                bid = _bid_value(a["label"])
+                if bid is None:
+                    continue
+                agent = a["agent"]
+                k = len(cards[agent])
+                exact = int(taken.get(agent, 0) == bid)
+                row = out.setdefault(players.get(agent, agent), {"bids": 0, "exact": 0, "by_k": {}})
+                row["bids"] += 1
+                row["exact"] += exact
+                per_k = row["by_k"].setdefault(k, [0, 0])
+                per_k[0] += 1
+                per_k[1] += exact
+    return out
+
+
+def bid_whist_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Raw Bid Whist contract counts per label: ``{label: {"hands": n (hands the label took part
+    in), "contracts": n, "made": n, "level_sum": n, "by_mode": {mode: [contracts, made]}}}``."""
+    out: dict[str, dict[str, Any]] = {}
+    for rec in records:
+        if rec.get("game") != "bid_whist":
+            continue
+        players = rec.get("players") or {}
+        agents = list(players) or [f"player_{i}" for i in range(4)]
+        kitty = bool((rec.get("options") or {}).get("kitty", True))
+        actions = _actions_by_hand(rec)
+        for hand in rec.get("hands", ()):
+            if not _complete(hand):
+                continue
+            for label in {players.get(a, a) for a in agents}:
+                out.setdefault(label, {"hands": 0, "contracts": 0, "made": 0, "level_sum": 0, "by_mode": {}})["hands"] += 1
+            bids = [a for a in actions.get(int(hand["hand_number"]), ()) if a.get("phase") == "auction" and a["label"] != "pass"]
+            if not bids:
+                continue
+            declarer = bids[-1]["agent"]
+            _, level_text, mode = bids[-1]["label"].split(":")
+            level = int(level_text)
+            seat = agents.index(declarer) if declarer in agents else int(declarer.rsplit("_", 1)[1])
+            side = {a for i, a in enumerate(agents) if i % 2 == seat % 2}
+            taken = _tricks_by_agent(hand)
+            books = sum(n for a, n in taken.items() if a in side) + (1 if kitty else 0)
+            made = int(books >= 6 + level)
+            row = out.setdefault(players.get(declarer, declarer), {"hands": 0, "contracts": 0, "made": 0, "level_sum": 0, "by_mode": {}})
+            row["contracts"] += 1
+            row["made"] += made
+            row["level_sum"] += level
+            per_mode = row["by_mode"].setdefault(mode, [0, 0])
+            per_mode[0] += 1
+            per_mode[1] += made
+    return out
+
+
+def bidding_stats(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
+    """Bidding statistics per game and agent label.
+
+    Args:
+        records: game records (dicts of ``whist_env.records``); other games are ignored.
+    Returns:
+        ``{"romanian_whist": {label: {"bids": int, "exact": int, "share": float, "ci": (lo, hi),
+        "by_k": {k: {"bids", "exact", "share", "ci"}}}}, "bid_whist": {label: {"hands": int,
+        "contracts": int, "made": int, "share": float (made / contracts), "ci": (lo, hi),
+        "mean_level": float, "by_mode": {mode: {"contracts", "made", "share", "ci"}}}}}``;
+        a game key is present only when the records hold that game. Shares are ``nan`` (and
+        intervals ``(nan, nan)``) when there is nothing to count; intervals are 95% Wilson.
+    """
+    records = list(records)
+    out: dict[str, Any] = {}
+    if any(r.get("game") == "romanian_whist" for r in records):
+        table = {}
+        for label, c in sorted(romanian_counts(records).items()):
+            by_k = {k: {"bids": b, "exact": e, **_share(e, b)} for k, (b, e) in sorted(c["by_k"].items())}
+            table[label] = {"bids": c["bids"], "exact": c["exact"], **_share(c["exact"], c["bids"]), "by_k": by_k}
+        out["romanian_whist"] = table
+    if any(r.get("game") == "bid_whist" for r in records):
+        table = {}
+        for label, c in sorted(bid_whist_counts(records).items()):
+            by_mode = {m: {"contracts": n, "made": k, **_share(k, n)} for m, (n, k) in sorted(c["by_mode"].items())}
+            n = c["contracts"]
+            table[label] = {"hands": c["hands"], "contracts": n, "made": c["made"], **_share(c["made"], n),
+                            "mean_level": c["level_sum"] / n if n else math.nan, "by_mode": by_mode}
+        out["bid_whist"] = table
+    return out
+
+
+def _pct(share: float, ci: tuple[float, float]) -> str:
+    if not math.isfinite(share):
+        return "n/a"
+    return f"{100 * share:.1f}% [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]"
+
+
+def _table(header: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(x) for x in col) for col in zip(header, *rows)]
+    out = ["  ".join(c.ljust(w) for c, w in zip(header, widths)).rstrip(), "  ".join("-" * w for w in widths)]
+    out += ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in rows]
+    return out
+
+
+def format_bidding_stats(stats: Mapping[str, Any]) -> str:
+    """Plain-text tables of :func:`bidding_stats`: one row per label (and per label and deal
+    size k for Romanian Whist, per label and mode for Bid Whist)."""
+    lines: list[str] = []
+    if "romanian_whist" in stats:
+        rows = []
+        for label, s in stats["romanian_whist"].items():
+            rows.append([label, "all", str(s["bids"]), str(s["exact"]), _pct(s["share"], s["ci"])])
+            for k, sk in s["by_k"].items():
+                rows.append([label, str(k), str(sk["bids"]), str(sk["exact"]), _pct(sk["share"], sk["ci"])])
+        lines.append("Romanian Whist: exact bids")
+        lines += _table(["agent", "k", "bids", "exact", "exact share [95% CI]"], rows)
+    if "bid_whist" in stats:
+        if lines:
+            lines.append("")
+        rows = []
+        for label, s in stats["bid_whist"].items():
+            level = "n/a" if not math.isfinite(s["mean_level"]) else f"{s['mean_level']:.2f}"
+            rows.append([label, "all", str(s["hands"]), str(s["contracts"]), str(s["made"]), _pct(s["share"], s["ci"]), level])
+            for m, sm in s["by_mode"].items():
+                rows.append([label, m, "", str(sm["contracts"]), str(sm["made"]), _pct(sm["share"], sm["ci"]), ""])
+        lines.append("Bid Whist: contracts won in the auction and made")
+        lines += _table(["agent", "mode", "hands", "contracts", "made", "made share [95% CI]", "mean level"], rows)
+    if not lines:
+        lines.append("no Romanian Whist or Bid Whist records")
+    return "\n".join(lines)
+
+
+def _json_ready(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _json_ready(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_ready(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    return value
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m training.bidding_stats FILE.jsonl [...] [--json]``; returns the exit status."""
+    parser = argparse.ArgumentParser(prog="python -m training.bidding_stats", description=__doc__.split("\n\n")[0])
+    parser.add_argument("files", nargs="+", metavar="FILE.jsonl", help="game records (JSON Lines), e.g. from whist eval --records DIR")
+    parser.add_argument("--json", action="store_true", help="print the statistics as JSON instead of tables")
+    args = parser.parse_args(argv)
+    records = []
+    for path in args.files:
+        try:
+            records += read_records(path)
+        except (OSError, ValueError) as err:
+            print(f"bidding_stats: error: {err}", file=sys.stderr)
+            return 2
+    stats = bidding_stats(records)
+    print(json.dumps(_json_ready(stats), indent=2) if args.json else format_bidding_stats(stats))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
