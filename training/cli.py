@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import sys
+from typing import Any
 
 #: subcommand -> (module, one-line help)
 SUBCOMMANDS = {
@@ -22,6 +23,24 @@ SUBCOMMANDS = {
     "replay": ("training.replay_html", "write a self-contained HTML page that steps through a game record"),
     "play": ("training.play", "play a game in the terminal against heuristic or checkpoint opponents"),
 }
+
+
+def parse_rule_option(text: str) -> tuple[str, Any]:
+    """Argument type of ``--option KEY=VALUE``: ``(key, value)`` with the value read as YAML
+    (``5``, ``true``, ``[S, H, D, C]`` as a tuple; text that is not YAML stays text, an empty
+    value is ``None``). Raises ``argparse.ArgumentTypeError`` without ``=`` or without a key."""
+    import yaml
+
+    key, sep, value = text.partition("=")
+    if not sep or not key.strip():
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    try:
+        parsed = yaml.safe_load(value) if value.strip() else None
+    except yaml.YAMLError:
+        parsed = value
+    if isinstance(parsed, list):  # option values are immutable (a suit rotation is a tuple)
+        parsed = tuple(parsed)
+    return key.strip(), parsed
 
 
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:

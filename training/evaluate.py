@@ -470,22 +470,10 @@ def save_results(results: list[PairResult], out_dir: str | Path) -> list[Path]:
 
 
 # ---------------------------------------------------------------------------------- command line
-def _parse_option(text: str) -> tuple[str, Any]:
-    import yaml
-
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected key=value, got {text!r}")
-    try:
-        parsed = yaml.safe_load(value) if value.strip() else None
-    except yaml.YAMLError:
-        parsed = value
-    return key.strip(), parsed
-
-
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     """Add the ``whist eval`` arguments to ``parser``."""
     from agents import AGENT_SPECS
+    from training.cli import parse_rule_option
 
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = (
@@ -513,7 +501,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "--option",
         action="append",
         default=[],
-        type=_parse_option,
+        type=parse_rule_option,
         metavar="KEY=VALUE",
         help="rule option of the game (repeatable), value read as YAML, e.g. --option honours=false; "
         "one play is one hand unless --option episode=game",

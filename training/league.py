@@ -22,7 +22,7 @@ from training.store import DEFAULT_PATH
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     """Add the ``whist league`` arguments to ``parser``."""
     from agents import AGENT_SPECS
-    from training.evaluate import _parse_option
+    from training.cli import parse_rule_option
     from whist_env import GAMES
 
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -37,7 +37,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--deals", type=int, default=300, help="duplicate deals per pair (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random agents (default: %(default)s)")
     parser.add_argument("--db", default=str(DEFAULT_PATH), metavar="PATH", help="results store (default: %(default)s)")
-    parser.add_argument("--option", action="append", default=[], type=_parse_option, metavar="KEY=VALUE",
+    parser.add_argument("--option", action="append", default=[], type=parse_rule_option, metavar="KEY=VALUE",
                         help="rule option of the game (repeatable), value read as YAML; one play is one hand "
                         "unless --option episode=game")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

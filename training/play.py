@@ -324,7 +324,7 @@ def _ask(env: Any, stdin: TextIO, say: Any) -> int:
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     """Add the ``whist play`` arguments to ``parser``."""
     from agents import AGENT_SPECS
-    from training.evaluate import _parse_option
+    from training.cli import parse_rule_option
     from whist_env import GAMES
 
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -338,7 +338,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--opponents", default="heuristic", metavar="SPEC",
                         help=f"agent for every other seat: {', '.join(AGENT_SPECS)} (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the opponents (default: random)")
-    parser.add_argument("--option", action="append", default=[], type=_parse_option, metavar="KEY=VALUE",
+    parser.add_argument("--option", action="append", default=[], type=parse_rule_option, metavar="KEY=VALUE",
                         help="rule option of the game (repeatable), value read as YAML, e.g. --option episode=hand")
     parser.add_argument("--record", default=None, metavar="OUT.jsonl",
                         help="where to save the game record (default: runs/play/<game>-<date>.jsonl)")

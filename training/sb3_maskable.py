@@ -31,22 +31,6 @@ from typing import Any
 import numpy as np
 
 
-def _parse_option(text: str) -> tuple[str, Any]:
-    """``"key=value"`` → ``(key, value)``, the value read as YAML (``5``, ``true``, ``[S, H, D, C]``)."""
-    import yaml
-
-    key, sep, value = text.partition("=")
-    if not sep or not key.strip():
-        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
-    try:
-        parsed = yaml.safe_load(value)
-    except yaml.YAMLError:
-        parsed = value
-    if isinstance(parsed, list):
-        parsed = tuple(parsed)
-    return key.strip(), parsed
-
-
 def _seat_arg(text: str) -> int | str:
     if text == "random":
         return text
@@ -58,6 +42,8 @@ def _seat_arg(text: str) -> int | str:
 
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     """Add the ``sb3-train`` options to ``parser``."""
+    from training.cli import parse_rule_option
+
     parser.formatter_class = argparse.ArgumentDefaultsHelpFormatter
     g = parser.add_argument_group("game")
     g.add_argument("--game", default="classic_whist", help="game name (a key of whist_env.GAMES)")
@@ -65,7 +51,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "--option",
         action="append",
         default=[],
-        type=_parse_option,
+        type=parse_rule_option,
         metavar="KEY=VALUE",
         help="rule option of the game (RULES.md), repeatable; values are read as YAML, e.g. honours=false, target_score=7",
     )
