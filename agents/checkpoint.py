@@ -110,6 +110,9 @@ def save_checkpoint(checkpoint: Mapping[str, Any], path: str | os.PathLike) -> P
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp_name, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
         with os.fdopen(fd, "wb") as f:
             torch.save(dict(checkpoint), f)
             f.flush()
@@ -156,7 +159,9 @@ def load_checkpoint(
     try:
         ckpt = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as exc:  # truncated / corrupted / foreign pickle
-        raise ValueError(f"cannot read checkpoint {path}: {type(exc).__name__}: {exc}") from exc
+        raise ValueError(f"cannot read checkpoint {path}: torch.load(weights_only=True) failed "
+                         f"({type(exc).__name__}); the file is truncated, not a torch file, or holds objects "
+                         "other than tensors and plain types, which are never unpickled here") from exc
     if not isinstance(ckpt, dict) or ckpt.get("format") != FORMAT:
         raise ValueError(f"{path} is not a whist-env checkpoint (no format={FORMAT!r} entry)")
     missing = [k for k in REQUIRED_KEYS if k not in ckpt]

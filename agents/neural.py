@@ -31,8 +31,10 @@ class NeuralAgent:
     """
 
     def __init__(self, network: ActorCritic, name: str = "neural", greedy: bool = True, device: str | torch.device = "cpu",
-                 seed: int | None = None, game: str | None = None) -> None:
+                 seed: int | None = None, game: str | None = None, trained_options: Mapping[str, Any] | None = None) -> None:
         self.device = torch.device(device)
+        #: rule options the network was trained with (from its checkpoint), or ``None``
+        self.trained_options = dict(trained_options) if trained_options is not None else None
         self.network = network.to(self.device).eval()
         self.name = name
         self.greedy = bool(greedy)
@@ -98,4 +100,5 @@ class NeuralAgent:
         if name is None:
             run_name = (ckpt.get("extra") or {}).get("run_name") or ""
             name = f"ppo:{run_name or Path(path).stem}"
-        return cls(net, name=name, greedy=greedy, device=device, seed=seed, game=ckpt["game"])
+        return cls(net, name=name, greedy=greedy, device=device, seed=seed, game=ckpt["game"],
+                   trained_options=ckpt.get("options"))

@@ -131,3 +131,16 @@ def test_neural_agent_from_checkpoint_plays_legal_moves(tmp_path):
             env.step(a)
     with pytest.raises(ValueError, match="shape"):
         agent.act({"observation": np.zeros(10, np.float32), "action_mask": np.ones(ACT, np.int8)})
+
+
+def test_checkpoint_file_mode_follows_the_umask(tmp_path):
+    import os
+    import stat
+
+    _, _, ckpt = small_ckpt()
+    old = os.umask(0o022)
+    try:
+        path = save_checkpoint(ckpt, tmp_path / "mode.pt")
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o644

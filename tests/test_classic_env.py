@@ -525,3 +525,23 @@ def test_information_state_holds_no_hidden_card_of_another_player():
     assert view["seat"] == 1 and view["dealer"] == g.dealer
     plays = [e for e in view["events"] if e[0] == "play"]
     assert plays and all(isinstance(e[2], str) for e in plays)
+
+
+def test_use_before_reset_and_bad_reset_options_are_clear_errors():
+    env = classic_whist_v0.raw_env()
+    for call in (lambda: env.step(0), lambda: env.observe("player_0"), lambda: env.last()):
+        with pytest.raises(RuntimeError, match=r"call reset\(\)"):
+            call()
+    with pytest.raises(ValueError, match="reset options must be a mapping"):
+        env.reset(seed=0, options=["x"])
+
+
+def test_bools_and_floats_are_not_action_ids():
+    env = classic_whist_v0.raw_env()
+    env.reset(seed=1)
+    legal = int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0])
+    before = env.observe(env.agent_selection)["observation"].copy()
+    for bad in (True, float(legal), np.bool_(True)):
+        with pytest.raises(ValueError, match="not an action id"):
+            env.step(bad)
+    np.testing.assert_array_equal(env.observe(env.agent_selection)["observation"], before)

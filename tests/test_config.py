@@ -27,7 +27,9 @@ def test_minimal_config_gets_defaults(tmp_path):
 @pytest.mark.parametrize("path", sorted(CONFIGS.glob("*.yaml")), ids=lambda p: p.name)
 def test_shipped_configs_are_valid(path):
     cfg = load_config(path)
-    assert cfg.game == "classic_whist"
+    # configs/<game prefix>_<kind>.yaml, e.g. classic_default.yaml is a classic_whist config
+    assert cfg.game == path.stem.split("_")[0] + "_whist"
+    assert cfg.eval.opponents == ["random", "heuristic"]
 
 
 def test_unknown_key_is_named(tmp_path):
@@ -75,3 +77,13 @@ def test_not_a_mapping_and_bad_yaml(tmp_path):
         load_config(write(tmp_path, "- game\n"))
     with pytest.raises(ConfigError, match="invalid YAML"):
         load_config(write(tmp_path, "game: [classic\n"))
+
+
+def test_cuda_without_cuda_is_a_config_error(tmp_path, monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    cfg = load_config(write(tmp_path, "game: classic_whist\ndevice: cuda\n"))
+    with pytest.raises(ConfigError, match="cuda"):
+        cfg.resolved_device()
+    assert load_config(write(tmp_path, "game: classic_whist\ndevice: auto\n")).resolved_device() == "cpu"

@@ -125,7 +125,7 @@ def test_table_and_files(tmp_path):
     assert [p.name for p in paths] == ["results.json", "results.csv"]
     data = json.loads(paths[0].read_text())
     assert data[0]["agent_a"] == "heuristic" and data[1]["p_value"] is None
-    rows = list(csv.DictReader(paths[1].open()))
+    rows = list(csv.DictReader(paths[1].read_text().splitlines()))
     assert rows[0]["deals"] == "3" and rows[0]["agent_b"] == "random"
 
 
@@ -146,7 +146,7 @@ def test_cli_eval_writes_json_and_csv(tmp_path, capsys, eval_only_cli):
     data = json.loads((out / "results.json").read_text())
     assert [(d["agent_a"], d["agent_b"]) for d in data] == [("heuristic", "random"), ("heuristic", "random#2"), ("random", "random#2")]
     assert all(d["options"]["honours"] is False for d in data)
-    assert len(list(csv.DictReader((out / "results.csv").open()))) == 3
+    assert len(list(csv.DictReader((out / "results.csv").read_text().splitlines()))) == 3
 
 
 @pytest.mark.parametrize(
@@ -191,3 +191,31 @@ def test_every_game_duplicate_self_play_nets_exactly_zero(game):
 
 def num_sides(game: str) -> int:
     return GAMES[game].raw_env().game.num_sides
+
+
+def test_win_rate_interval_never_collapses_on_identical_deals():
+    from training.evaluate import summarize_pair, wilson_interval
+
+    r = summarize_pair([0.0] * 5, [0.5] * 5, agent_a="a", agent_b="b", game="classic_whist", hands=10)
+    lo, hi = r.win_rate_ci
+    assert r.win_rate == 0.5 and (lo, hi) == wilson_interval(0.5, 5)
+    assert (round(lo, 3), round(hi, 3)) == (0.170, 0.830)  # Wilson 95% for a share of 0.5 over 5
+    # the same formula as scipy's Wilson interval for whole counts
+    from scipy.stats import binomtest
+
+    ci = binomtest(7, 10).proportion_ci(method="wilson")
+    assert wilson_interval(0.7, 10) == pytest.approx((ci.low, ci.high))
+    r = summarize_pair([3.0, 2.0, 4.0], [1.0, 1.0, 1.0], agent_a="a", agent_b="b", game="classic_whist", hands=6)
+    assert r.win_rate == 1.0 and r.win_rate_ci[1] == 1.0 and r.win_rate_ci[0] < 0.5
+
+
+def test_rule_differences_name_the_options_a_checkpoint_was_trained_with():
+    from training.evaluate import rule_differences
+    from whist_env.rules.classic import ClassicOptions
+
+    class Trained:
+        trained_options = {"honours": False, "target_score": 5, "episode": "hand", "trump_rotation": ["S", "H", "D", "C"]}
+
+    assert rule_differences(Trained(), ClassicOptions()) == "honours=False (here True)"
+    assert rule_differences(Trained(), ClassicOptions(honours=False)) == ""
+    assert rule_differences(object(), ClassicOptions()) == ""

@@ -146,6 +146,7 @@ def test_store_survives_kill_during_league(tmp_path):
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+        proc.stderr.close()
     assert proc.returncode == -signal.SIGKILL
     with ResultsStore(db) as store:
         assert store.integrity_check() == "ok"

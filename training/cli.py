@@ -15,7 +15,7 @@ from typing import Any
 #: subcommand -> (module, one-line help)
 SUBCOMMANDS = {
     "train": ("training.train", "train an agent by self-play PPO from a YAML config, then evaluate it"),
-    "eval": ("training.evaluate", "play duplicate-deal matches between agents and report win rates with 95%% CIs"),
+    "eval": ("training.evaluate", "play duplicate-deal matches between agents and report win rates with 95 percent confidence intervals"),
     "sb3-train": ("training.sb3_maskable", "train one seat with sb3-contrib MaskablePPO against fixed opponents"),
     "league": ("training.league", "round robin of duplicate-deal matches between agents, stored, with openskill ratings"),
     "leaderboard": ("training.leaderboard", "recompute ratings and pairwise win rates from the results store"),

@@ -130,11 +130,17 @@ class ExperimentConfig(_Strict):
         return Path(self.log_dir) / name
 
     def resolved_device(self) -> str:
-        """``"cuda"`` or ``"cpu"`` (``"auto"`` picks CUDA when available)."""
+        """``"cuda"`` or ``"cpu"`` (``"auto"`` picks CUDA when available).
+
+        Raises:
+            ConfigError: ``device: cuda`` on a machine (or torch build) without CUDA.
+        """
         import torch
 
         if self.device == "auto":
             return "cuda" if torch.cuda.is_available() else "cpu"
+        if self.device == "cuda" and not torch.cuda.is_available():
+            raise ConfigError("device: 'cuda' was requested but this torch build has no usable CUDA device; use 'cpu' or 'auto'")
         return self.device
 
 

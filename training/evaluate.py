@@ -155,6 +155,16 @@ def deal_values(plays: Sequence[PlayOutcome], num_sides: int) -> tuple[float, fl
     return (diff_sum / ((num_sides - 1) * max(hands_sum, 1)), half_wins / (2 * (num_sides - 1) * len(plays)), hands_sum)
 
 
+def wilson_interval(share: float, n: int) -> tuple[float, float]:
+    """95% Wilson score interval of a share observed over ``n`` trials (the share may be
+    fractional, e.g. with ties counted half)."""
+    z = float(stats.norm.ppf(0.5 + CONFIDENCE / 2))
+    denom = 1 + z * z / n
+    centre = (share + z * z / (2 * n)) / denom
+    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / denom
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def summarize_pair(diff_per_deal: Sequence[float], win_per_deal: Sequence[float], **fields: Any) -> PairResult:
     """A :class:`PairResult` from per-deal values (:func:`deal_values`).
 
@@ -164,14 +174,20 @@ def summarize_pair(diff_per_deal: Sequence[float], win_per_deal: Sequence[float]
         fields: the other :class:`PairResult` fields (``agent_a``, ``agent_b``, ``game``,
             ``hands``, ``games``, ...); ``deals`` defaults to the number of values.
     Returns:
-        the result with means, 95% t-intervals (win rate clipped to [0, 1]) and p-value.
+        the result with means, 95% t-intervals (win rate clipped to [0, 1]; a Wilson interval
+        when every deal gave the same win share) and p-value.
     """
     diffs = np.asarray(diff_per_deal, dtype=float)
     wins = np.asarray(win_per_deal, dtype=float)
     ppH, ppH_ci, p = _t_summary(diffs)
     wr, (wr_lo, wr_hi), _ = _t_summary(wins - 0.5)
     wr += 0.5
-    wr_ci = (max(0.0, wr_lo + 0.5), min(1.0, wr_hi + 0.5)) if math.isfinite(wr_lo) else (math.nan, math.nan)
+    if len(wins) >= 2 and float(wins.std(ddof=1)) == 0.0:
+        # every deal gave the same share (e.g. 100% or all split pairs): the t-interval has no
+        # width, which says nothing about the next deals; use Wilson's score interval instead
+        wr_ci = wilson_interval(wr, len(wins))
+    else:
+        wr_ci = (max(0.0, wr_lo + 0.5), min(1.0, wr_hi + 0.5)) if math.isfinite(wr_lo) else (math.nan, math.nan)
     fields.setdefault("deals", len(diffs))
     return PairResult(
         win_rate=wr,
@@ -545,6 +561,24 @@ def _error(message: str) -> int:
     return 2
 
 
+#: Options that do not change what a good move is (how rewards are paid, the truncation guard).
+_NON_RULE_OPTIONS = frozenset({"reward", "episode", "max_hands", "first_dealer", "first_player"})
+
+
+def rule_differences(agent: Policy, options: Any) -> str:
+    """``"honours=False, ..."``: the rule options a trained agent (one with ``trained_options``)
+    was trained with that differ from ``options`` (an options dataclass); ``""`` if none."""
+    trained = getattr(agent, "trained_options", None)
+    if not trained:
+        return ""
+    diffs = []
+    for key, value in trained.items():
+        now = getattr(options, key, value)
+        if key not in _NON_RULE_OPTIONS and (list(now) if isinstance(now, tuple) else now) != value:
+            diffs.append(f"{key}={value!r} (here {now!r})")
+    return ", ".join(diffs)
+
+
 def run(args: argparse.Namespace) -> int:
     """Run ``whist eval``: print the table, optionally save JSON/CSV; returns the exit status
     (0 on success, 2 on a bad game, option, deal count or agent spec)."""
@@ -570,6 +604,11 @@ def run(args: argparse.Namespace) -> int:
             agents.append(make_agent(spec, args.game, seed=args.seed + 1 + i))
         except (ValueError, OSError, ImportError, RuntimeError, KeyError) as err:
             return _error(f"bad agent spec {spec!r}: {err}")
+    for spec, agent in zip(args.agents, agents):
+        note = rule_differences(agent, GAMES[args.game].raw_env(**{"episode": "hand", **options}).game.options)
+        if note:
+            print(f"whist eval: note: {spec} was trained with {note}; this match uses the game's options "
+                  f"(add --option KEY=VALUE to match)", file=sys.stderr)
     labels = []
     for spec in args.agents:
         label = spec

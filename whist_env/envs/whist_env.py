@@ -83,6 +83,8 @@ class WhistEnv(AECEnv):
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"reset options must be a mapping such as {{'hands': ..., 'dealer': ...}}, got {type(options).__name__}")
         deal = self._translate_deal(options) if options else None
         rng = np.random.default_rng(seed) if seed is not None else self._rng
         self.game.reset(rng, deal)  # a broken deal raises here, before anything (the generator too) changes
@@ -113,7 +115,16 @@ class WhistEnv(AECEnv):
             deal["dealer"] = self._seat[deal["dealer"]]
         return deal
 
+    def _require_reset(self) -> None:
+        if not self._started:
+            raise RuntimeError(f"{self.metadata['name']}: call reset() before step(), observe() or last()")
+
+    def last(self, observe: bool = True):
+        self._require_reset()
+        return super().last(observe)
+
     def step(self, action: int | None) -> None:
+        self._require_reset()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)
@@ -167,6 +178,7 @@ class WhistEnv(AECEnv):
 
     # ------------------------------------------------------------------ views
     def observe(self, agent: str) -> dict[str, np.ndarray]:
+        self._require_reset()
         seat = self._seat[agent]
         mask = self.game.legal_actions() if self.game.current_player == seat else 0
         return {"observation": self.encoder.encode(seat), "action_mask": mask_to_int8(mask, self.game.num_actions)}

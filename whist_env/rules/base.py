@@ -316,9 +316,10 @@ class TrickTakingGame:
                 actions); nothing is changed.
         """
         legal = self.legal_actions()
-        if not (isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions and legal >> int(action) & 1):
+        is_id = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_))
+        if not (is_id and 0 <= action < self.num_actions and legal >> int(action) & 1):
             labels = [self.action_label(a) for a in cards_of(legal)]
-            shown = self.action_label(int(action)) if isinstance(action, (int, np.integer)) and 0 <= action < self.num_actions else repr(action)
+            shown = self.action_label(int(action)) if is_id and 0 <= action < self.num_actions else "not an action id"
             raise ValueError(f"illegal action {action!r} ({shown}) in phase {self.phase!r} for seat {self.current_player}; legal: {labels}")
         action = int(action)
         if self.phase in self.CARD_PLAY_PHASES:
