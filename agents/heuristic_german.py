@@ -16,7 +16,9 @@ may hold and whether it will want the face-up card) against what the card itself
 Phase 2, ``"play"`` (§4.4): the stock is empty, so the opponent's hand is exactly the 52 cards
 less our own and every card played. With ``solve_from`` cards or fewer in hand the agent counts
 the ending out exactly (a double-dummy search over both known hands, as a strong player counts
-a two-handed ending); earlier it plays by the maxims of :func:`agents.card_play.play_for_tricks`
+a two-handed ending: "can the leader take k tricks?" searches with a memo of bounds, positions
+in rank-compressed form so that equivalent ones share an entry, and the follower's likeliest
+refutations tried first); earlier it plays by the maxims of :func:`agents.card_play.play_for_tricks`
 (draw trumps when long, cash masters, win as cheaply as possible, ruff cheaply, discard from
 the weakest suit).
 """
@@ -34,8 +36,6 @@ from whist_env.engine.tricks import natural_context
 
 _NUM_SEATS = 2
 #: Phase-2 worth of a plain (non-trump) card by rank 2..A.
-_SUIT = tuple(c // 13 for c in range(52))
-_SUIT_MASK_OF = tuple(SUIT_MASKS[c // 13] for c in range(52))
 _PLAIN_VALUE = (0.0, 0.0, 0.01, 0.02, 0.03, 0.05, 0.08, 0.12, 0.18, 0.27, 0.4, 0.58, 0.8)
 
 
@@ -61,14 +61,15 @@ class GermanHeuristicAgent:
 
     Args:
         solve_from: in phase 2, count the ending out exactly once the agent holds this many
-            cards or fewer (0 turns the exact play off; the default 11 costs about 0.1 s of
-            CPU per hand, 13 plays all of phase 2 exactly at several times that).
+            cards or fewer (0 turns the exact play off; the default 11 costs about 7 ms of CPU
+            per hand, 13 plays all of phase 2 exactly at about twice that).
     """
 
     name = "heuristic"
 
-    #: Exact phase-2 values per trump suit, ``leader's hand << 52 | follower's hand -> leader's
-    #: tricks``: a pure function of its key, so it is shared by every instance and every deal.
+    #: Phase-2 solver memo per trump suit: rank-compressed ``leader's hand << 52 | follower's
+    #: hand -> lo << 4 | hi`` (known bounds of the leader's tricks), a pure function of its key,
+    #: so it is shared by every instance and every deal.
     _memos: dict[int | None, dict[int, int]] = {}
     _MEMO_LIMIT = 2_000_000
 
@@ -153,85 +154,189 @@ class GermanHeuristicAgent:
 
     # ------------------------------------------------------------------ phase 2: counting out
     def _solved_card(self, view: CardView, legal: Sequence[int], trump: int | None) -> int:
+        """The legal card that takes the most phase-2 tricks against best defence; among equal
+        ones, when following the least valuable card (then the lowest id), when leading the most
+        valuable (then the lowest id)."""
         mine = view.mine
         opp = FULL_DECK_52 & ~mine & ~view.played  # the stock is empty: every other card is the opponent's
         n = mine.bit_count()
+        t = -1 if trump is None else trump
+        memo = self._memo(trump)
+        a, b, pos = _compress(mine, opp)  # leader/follower roles set below; `pos`: card id -> compressed bit
         if view.trick:
             _, led_card = view.trick[0]
-            opp_rest = opp
-            best, best_key = legal[0], None
-            for d in legal:
-                rest = mine & ~(1 << d)
+            # ours: n cards (a), the opponent's: n - 1 (b); our tricks >= k with card d:
+            def at_least(d: int, k: int) -> bool:
+                rest, opp_rest = _remove(a & ~(1 << pos[d]), b, pos[d])
                 if _first_wins(led_card, d, trump):
-                    tricks = (n - 1) - self._solve(opp_rest, rest, trump)
-                else:
-                    tricks = 1 + self._solve(rest, opp_rest, trump)
-                key = (tricks, -card_value(d, trump), -d)
-                if best_key is None or key > best_key:
-                    best, best_key = d, key
-            return best
-        best, best_key = legal[0], None
-        for c in legal:
-            a2 = mine & ~(1 << c)
-            follow = opp & SUIT_MASKS[suit_of(c)]
-            worst = n + 1
-            for d in _sequence_heads(follow or opp, mine | opp):
-                b2 = opp & ~(1 << d)
-                if _first_wins(c, d, trump):
-                    v = 1 + self._solve(a2, b2, trump)
-                else:
-                    v = (n - 1) - self._solve(b2, a2, trump)
-                worst = min(worst, v)
-                if best_key is not None and worst < best_key[0]:
-                    break  # worse than a lead already found
-            key = (worst, card_value(c, trump), -c)  # equal results: lead the winner, keep small cards
-            if best_key is None or key > best_key:
-                best, best_key = c, key
+                    return not _at_least(opp_rest, rest, n - k, t, memo)
+                return _at_least(rest, opp_rest, k - 1, t, memo)
+
+            order = sorted(legal, key=lambda d: (card_value(d, trump), d))  # the tie-break: cheapest first
+        else:
+            def at_least(c: int, k: int) -> bool:
+                return _lead_at_least(a, b, pos[c], k, n, t, memo)
+
+            order = sorted(legal, key=lambda c: (-card_value(c, trump), c))  # the tie-break: most valuable first
+        best, best_value = order[0], -1
+        for card in order:  # the first card in tie-break order that reaches the highest count
+            v = best_value
+            while v < n and at_least(card, v + 1):
+                v += 1
+            if v > best_value:
+                best, best_value = card, v
         return best
 
     @classmethod
-    def _solve(cls, a: int, b: int, trump: int | None) -> int:
-        """Tricks the leader (hand ``a``) takes from here against best defence by ``b``."""
+    def _memo(cls, trump: int | None) -> dict[int, int]:
         memo = cls._memos.setdefault(trump, {})
         if sum(len(m) for m in cls._memos.values()) > cls._MEMO_LIMIT:
             for m in cls._memos.values():
                 m.clear()
-        return _solve(a, b, -1 if trump is None else trump, memo)
+        return memo
 
-
-def _solve(a: int, b: int, trump: int, memo: dict[int, int]) -> int:
-    """Tricks the leader (hand ``a``) takes against best defence by ``b`` (``trump`` -1: none)."""
-    if not a:
-        return 0
-    key = a << 52 | b
-    value = memo.get(key)
-    if value is not None:
-        return value
-    n = a.bit_count()
-    rem = a | b
-    best = -1
-    for c in _sequence_heads(a, rem):
-        s = _SUIT[c]
-        follow = b & SUIT_MASKS[s]
-        a2 = a & ~(1 << c)
-        worst = n + 1
-        for d in _sequence_heads(follow or b, rem):
-            b2 = b & ~(1 << d)
-            ds = _SUIT[d]
-            if (d < c) if ds == s else ds != trump:
-                v = 1 + _solve(a2, b2, trump, memo)
+    @classmethod
+    def _solve(cls, a: int, b: int, trump: int | None) -> int:
+        """Tricks the leader (hand ``a``, card-id bitmask) takes from here against best defence by
+        ``b`` (the same number of cards, none in common)."""
+        if not a:
+            return 0
+        memo = cls._memo(trump)
+        ca, cb, _ = _compress(a, b)
+        t = -1 if trump is None else trump
+        lo, hi = 0, a.bit_count()
+        while lo < hi:
+            k = (lo + hi + 1) // 2
+            if _at_least(ca, cb, k, t, memo):
+                lo = k
             else:
-                v = (n - 1) - _solve(b2, a2, trump, memo)
-            if v < worst:
-                worst = v
-                if worst <= best:
-                    break  # this lead cannot beat one already found
-        if worst > best:
-            best = worst
-            if best == n:
-                break
-    memo[key] = best
-    return best
+                hi = k - 1
+        return lo
+
+
+# ---------------------------------------------------------------------------------- the solver
+# Positions are searched in a rank-compressed form: in each suit the cards still out (both hands)
+# are renumbered 2, 3, 4 ... from the bottom of the suit's 13 bits, keeping their order. Only the
+# order within a suit matters for who wins a trick, so this changes no result, and positions that
+# differ only in which equivalent small cards were played become one (one memo entry). A card's
+# suit is still its bit // 13, and a hand's runs of equivalent cards are runs of adjacent bits.
+_TOP_BITS = sum(1 << (13 * s + 12) for s in range(4))
+_NOT_TOP = FULL_DECK_52 & ~_TOP_BITS
+#: removing the card at bit p: bits kept as they are, and bits that move down by one
+_KEEP = tuple(FULL_DECK_52 & ~(SUIT_MASKS[p // 13] & ~((1 << p) - 1)) for p in range(52))
+_SHIFT = tuple(SUIT_MASKS[p // 13] & ~((1 << p) - 1) & ~(1 << (13 * (p // 13) + 12)) for p in range(52))
+_SUIT_OF_BIT = tuple(SUIT_MASKS[p // 13] for p in range(52))
+
+
+def _compress(a: int, b: int) -> tuple[int, int, dict[int, int]]:
+    """``(a, b)`` in compressed form, and the compressed bit of each card of ``a | b``."""
+    ca = cb = 0
+    pos: dict[int, int] = {}
+    for s in range(4):
+        bit = 13 * s
+        for c in range(13 * s, 13 * s + 13):
+            if (a | b) >> c & 1:
+                pos[c] = bit
+                if a >> c & 1:
+                    ca |= 1 << bit
+                else:
+                    cb |= 1 << bit
+                bit += 1
+    return ca, cb, pos
+
+
+def _remove(a: int, b: int, p: int) -> tuple[int, int]:
+    """Both hands after the card at compressed bit ``p`` (already cleared from its hand) left play."""
+    keep, shift = _KEEP[p], _SHIFT[p]
+    return (a & keep) | ((a >> 1) & shift), (b & keep) | ((b >> 1) & shift)
+
+
+def _lead_at_least(a: int, b: int, pc: int, k: int, n: int, trump: int, memo: dict[int, int]) -> bool:
+    """Whether the leader (``a``, ``n`` cards) leading the card at bit ``pc`` takes ``k`` tricks or
+    more against best defence by ``b``."""
+    suit = _SUIT_OF_BIT[pc]
+    heads = b & ~((b >> 1) & _NOT_TOP)  # one card per run of equivalent cards
+    replies = heads & suit or heads
+    a1 = a & ~(1 << pc)
+    s = pc // 13
+    for pd in _reply_order(replies, pc, suit, s, trump):
+        b1 = b & ~(1 << pd)
+        hi, lo = (pc, pd) if pc > pd else (pd, pc)
+        a2, b2 = _remove(a1, b1, hi)
+        a2, b2 = _remove(a2, b2, lo)
+        sd = pd // 13
+        if (pd < pc) if sd == s else sd != trump:  # the leader wins the trick
+            if not _at_least(a2, b2, k - 1, trump, memo):
+                return False
+        elif _at_least(b2, a2, n - k, trump, memo):
+            return False
+    return True
+
+
+def _reply_order(replies: int, pc: int, suit: int, s: int, trump: int) -> list[int]:
+    """The follower's replies (compressed bits) in the order tried: the cheapest card that wins
+    the trick, then the lowest that does not, then the rest (the likeliest refutations first)."""
+    following = replies & suit
+    if following:
+        below = following & ((1 << pc) - 1)
+        winners, losers = _bits(following & ~below), _bits(below)
+    elif trump >= 0 and s != trump and replies & SUIT_MASKS[trump]:
+        winners, losers = _bits(replies & SUIT_MASKS[trump]), _bits(replies & ~SUIT_MASKS[trump])
+    else:
+        return _bits(replies)
+    return winners[:1] + losers[:1] + winners[1:] + losers[1:]
+
+
+def _bits(m: int) -> list[int]:
+    out = []
+    while m:
+        low = m & -m
+        out.append(low.bit_length() - 1)
+        m ^= low
+    return out
+
+
+def _at_least(a: int, b: int, k: int, trump: int, memo: dict[int, int]) -> bool:
+    """Whether the leader (compressed hand ``a``) takes ``k`` tricks or more against best defence
+    by ``b`` (``trump`` -1: none). ``memo`` keeps, per position, the known bounds ``lo << 4 | hi``
+    of the leader's tricks."""
+    if k <= 0:
+        return True
+    n = a.bit_count()
+    if k > n:
+        return False
+    key = a << 52 | b
+    entry = memo.get(key)
+    if entry is None:
+        lo, hi = 0, n
+    else:
+        lo, hi = entry >> 4, entry & 15
+        if lo >= k:
+            return True
+        if hi < k:
+            return False
+    if n == 1:
+        pc, pd = a.bit_length() - 1, b.bit_length() - 1
+        s, sd = pc // 13, pd // 13
+        won = 1 if ((pd < pc) if sd == s else sd != trump) else 0
+        memo[key] = won << 4 | won
+        return won >= k
+    heads = a & ~((a >> 1) & _NOT_TOP)
+    result = False
+    # leads in order: the top card of each run, highest bits (trumps, when trump is spades …) first
+    m = heads
+    while m:
+        pc = m.bit_length() - 1
+        m ^= 1 << pc
+        if _lead_at_least(a, b, pc, k, n, trump, memo):
+            result = True
+            break
+    if result:
+        lo = k
+    else:
+        hi = k - 1
+    memo[key] = lo << 4 | hi
+    return result
 
 
 def _first_wins(first: int, second: int, trump: int | None) -> bool:
@@ -239,21 +344,6 @@ def _first_wins(first: int, second: int, trump: int | None) -> bool:
     if suit_of(second) == suit_of(first):
         return rank_of(first) > rank_of(second)
     return suit_of(second) != trump
-
-
-def _sequence_heads(own: int, remaining: int) -> list[int]:
-    """The highest card of each run of ``own`` (cards adjacent among ``remaining`` are
-    equivalent), so the search tries one card per run."""
-    out = []
-    m = own
-    while m:
-        low = m & -m
-        m ^= low
-        c = low.bit_length() - 1
-        above = remaining & _SUIT_MASK_OF[c] & ~((low << 1) - 1)
-        if not (above & -above) & own:
-            out.append(c)
-    return out
 
 
 def _ids(mask: int) -> list[int]:

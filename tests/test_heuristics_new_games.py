@@ -265,6 +265,52 @@ def test_german_phase_two_count_matches_brute_force():
         assert GermanHeuristicAgent._solve(a, b, trump) == _brute_force(a, b, trump)
 
 
+def test_german_phase_two_count_matches_brute_force_without_trump_and_after_the_memo_fills():
+    rng = random.Random(2)
+    for _ in range(40):
+        n = rng.randint(1, 5)
+        cards = rng.sample(range(52), 2 * n)
+        a, b = sum(1 << c for c in cards[:n]), sum(1 << c for c in cards[n:])
+        trump = rng.choice([None, 0, 3])
+        assert GermanHeuristicAgent._solve(a, b, trump) == _brute_force(a, b, -1 if trump is None else trump)
+
+
+def _brute_force_card(mine: int, opp: int, led: int | None, c: int, trump: int) -> int:
+    """Tricks the player holding ``mine`` takes by playing ``c`` (to the opponent's ``led`` card,
+    or as a lead when ``led`` is None), both sides playing best from then on (plain minimax)."""
+    n = mine.bit_count()
+    rest = mine & ~(1 << c)
+    if led is not None:
+        led_wins = (c < led) if c // 13 == led // 13 else c // 13 != trump
+        return (n - 1) - _brute_force(opp, rest, trump) if led_wins else 1 + _brute_force(rest, opp, trump)
+    follow = [d for d in range(52) if opp >> d & 1 and d // 13 == c // 13] or [d for d in range(52) if opp >> d & 1]
+    worst = n
+    for d in follow:
+        b2 = opp & ~(1 << d)
+        wins = (d < c) if d // 13 == c // 13 else d // 13 != trump
+        worst = min(worst, 1 + _brute_force(rest, b2, trump) if wins else (n - 1) - _brute_force(b2, rest, trump))
+    return worst
+
+
+@pytest.mark.parametrize("seed", [4, 9])
+def test_german_phase_two_choice_takes_the_most_tricks(seed):
+    """Every phase-2 card of the last five tricks reaches the brute-force best count."""
+    env = german_whist_v0.raw_env(episode="hand")
+    env.reset(seed=seed)
+    agent = GermanHeuristicAgent()
+    while env.game.phase == "stock" or env.game.hands[env.game.current_player].bit_count() > 5:
+        step(env, act(env, agent))
+    g = env.game
+    while not g.done:
+        me = g.current_player
+        trump = -1 if g.trump is None else g.trump
+        led = g.trick[0][1] if g.trick else None
+        values = {c: _brute_force_card(g.hands[me], g.hands[1 - me], led, c, trump) for c in g.legal_action_list()}
+        chosen = card_from_str(act(env, agent))
+        assert values[chosen] == max(values.values())
+        env.step(chosen)
+
+
 def test_german_phase_two_knows_the_opponent_hand_and_plays_the_exact_count():
     env = german_whist_v0.raw_env(episode="hand")
     env.reset(seed=4)

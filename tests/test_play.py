@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from training import cli
-from training.play import format_hand, parse_action
-from whist_env import classic_whist_v0
+from training.play import describe_table, format_hand, parse_action
+from whist_env import bid_whist_v0, classic_whist_v0
 from whist_env.records import read_records, replay_record
 
 _SUIT = {"♠": "S", "♥": "H", "♣": "C", "♦": "D"}
@@ -140,4 +140,40 @@ def test_parse_action_and_format_hand():
     assert parse_action(env, "QD", legal)[1].startswith("you do not hold QD")
     assert "cannot read" in parse_action(env, "queen", legal)[1]
     assert "empty input" in parse_action(env, "   ", legal)[1]
-    assert format_hand(["AS", "KS", "QH", "TH", "2C"]) == "♠ A K   ♥ Q 10   ♣ 2   ♦ -"
+    assert format_hand(["AS", "KS", "QH", "TH", "2C"]) == "♠ A K   ♥ Q T   ♣ 2   ♦ -"  # T as in the legal list (TH)
+
+
+def test_rule_options_are_printed_once_not_at_every_prompt(monkeypatch, tmp_path):
+    status, text, _, _ = _play(monkeypatch, tmp_path, "classic_whist", seat=1)
+    assert status == 0, text
+    assert text.count("rules: episode=hand") == 1
+    assert "options:" not in text and "'reward'" not in text
+
+
+def test_cards_are_written_as_the_person_types_them():
+    env = classic_whist_v0.raw_env(episode="hand")
+    env.reset(seed=0, options={"hands": {
+        "player_0": ["AS", "TS", "QH", "TH", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "TC"],
+        "player_1": ["2S", "3S", "4S", "5S", "6S", "7S", "8S", "9S", "KS", "JS", "QS", "2H", "3H"],
+        "player_2": ["4H", "5H", "6H", "7H", "8H", "9H", "JH", "KH", "AH", "JC", "QC", "KC", "AC"],
+        "player_3": ["2D", "3D", "4D", "5D", "6D", "7D", "8D", "9D", "TD", "JD", "QD", "KD", "AD"],
+    }, "dealer": "player_3", "turn_up": "TD"})
+    env.step(env.action_id("TS"))  # player_0 leads the ten of spades
+    table = describe_table(env, "player_1", {a: a for a in env.possible_agents})
+    assert "turn up: TD" in table and "trick: player_0 TS" in table
+    assert "10" not in table
+    legal = env.game.legal_action_list()
+    assert parse_action(env, "10s", legal)[1].startswith("you do not hold TS")
+    assert parse_action(env, "2s", legal) == (env.action_id("2S"), "")
+
+
+def test_a_card_during_the_auction_is_answered_with_the_auction():
+    env = bid_whist_v0.raw_env(episode="hand")
+    env.reset(seed=3)
+    assert env.game.phase == "auction"
+    view = env.information_state(env.agent_selection)
+    legal = env.game.legal_action_list()
+    for card in (view["hand"][0], next(c for c in ("2C", "3C", "4C", "5C") if c not in view["hand"])):
+        reason = parse_action(env, card, legal)[1]
+        assert "auction" in reason and "no card is played now" in reason and "pass" in reason, reason
+        assert "do not hold" not in reason

@@ -137,3 +137,97 @@ def test_plot_command(tmp_path, capsys):
     assert all(_is_png(out / n) for n in names)
     assert "wrote" in capsys.readouterr().out
     assert main(["plot", "--db", str(tmp_path / "missing.sqlite"), "--out", str(out)]) == 2
+
+
+LONG = "checkpoint:runs/classic_default/checkpoints/final.pt@e0f5e1fb"
+
+
+def test_short_labels_of_checkpoint_agents():
+    from training.plots import LABEL_WIDTH, short_label, short_labels
+
+    assert short_label(LONG) == "ckpt:classic_default/final@e0f5e1fb"
+    assert short_label("heuristic") == "heuristic"
+    deep = "checkpoint:/home/me/experiments/a/very/long/path/run_with_a_long_name/checkpoints/step_000123456.pt@deadbeef"
+    label = short_label(deep)
+    assert len(label) <= LABEL_WIDTH and label.startswith("ckpt:") and label.endswith("@deadbeef") and "…" in label
+    two = short_labels(["checkpoint:runs/x/final.pt@11", "checkpoint:runs/y/x/final.pt@11"])
+    assert len(set(two)) == 2
+
+
+def _image_size(path):
+    from matplotlib.image import imread
+
+    height, width = imread(path).shape[:2]
+    return width, height
+
+
+def test_heat_map_of_many_checkpoint_agents_fits_its_labels(tmp_path, monkeypatch):
+    import itertools
+
+    from matplotlib.figure import Figure
+
+    names = [f"checkpoint:runs/classic_run{k}/checkpoints/final.pt@{k:08x}" for k in range(6)] + ["heuristic", "random"]
+    pairs = [summarize_pair([0.5, -0.25, 1.0], [0.5, 0.25, 1.0], agent_a=a, agent_b=b, game="classic_whist", hands=6, games=6)
+             for a, b in itertools.combinations(names, 2)]
+    ratings = [AgentRating(n, 30.0 - k, 3.0, 21.0 - k, 6, 3, 1, 2) for k, n in enumerate(names)]
+    board = Leaderboard(game="classic_whist", options={"episode": "hand"}, ratings=ratings, pairs=pairs, deals=6)
+    with _no_layout_warning():
+        heat = plot_win_rate_heatmap(board, tmp_path / "heat.png")
+        ratings_png = plot_ratings(board, tmp_path / "ratings.png")
+    small = plot_win_rate_heatmap(_board(), tmp_path / "small.png")
+    assert _is_png(heat) and _is_png(ratings_png)
+    assert _image_size(heat)[0] > _image_size(small)[0] and _image_size(heat)[1] > _image_size(small)[1]  # sized to the agents
+    # the labels drawn are the short ones
+    import training.plots as plots
+
+    seen = []
+    original = plots._save
+
+    def spy(fig: Figure, path):
+        seen.extend(t.get_text() for ax in fig.axes for t in ax.get_yticklabels())
+        return original(fig, path)
+
+    monkeypatch.setattr(plots, "_save", spy)
+    plot_win_rate_heatmap(board, tmp_path / "again.png")
+    assert "ckpt:classic_run0/final@00000000" in seen and not any(t.startswith("checkpoint:") for t in seen)
+
+
+class _no_layout_warning:
+    """Fails on matplotlib's "constrained_layout not applied" warning (labels overlapping the cells)."""
+
+    def __enter__(self):
+        import warnings
+
+        self._catch = warnings.catch_warnings(record=True)
+        self.caught = self._catch.__enter__()
+        warnings.simplefilter("always")
+        return self
+
+    def __exit__(self, *exc):
+        self._catch.__exit__(*exc)
+        problems = [str(w.message) for w in self.caught if "layout" in str(w.message)]
+        assert not problems, problems
+        return False
+
+
+def test_learning_curve_of_a_run_without_evaluation_draws_the_training_curve(tmp_path, capsys, monkeypatch):
+    from torch.utils.tensorboard import SummaryWriter
+
+    with SummaryWriter(str(tmp_path / "short")) as w:  # what `whist train --total-steps 4096` logs
+        for step in (2048, 4096):
+            w.add_scalar("charts/episode_return", 0.0, step)
+            w.add_scalar("losses/policy_loss", 0.1, step)
+    import training.plots as plots
+
+    titles = []
+    original = plots._save
+
+    def spy(fig, path):
+        titles.extend(ax.get_title() for ax in fig.axes)
+        return original(fig, path)
+
+    monkeypatch.setattr(plots, "_save", spy)
+    assert main(["plot", "--logdir", str(tmp_path / "short"), "--out", str(tmp_path / "plots")]) == 0
+    assert _is_png(tmp_path / "plots" / "learning_curve.png")
+    assert any("no evaluation points were logged" in t for t in titles)
+    assert "wrote" in capsys.readouterr().out

@@ -150,3 +150,43 @@ def test_page_in_headless_chromium(browser, tmp_path):
     assert not errors, errors
     shot = tmp_path / "replay.png"
     assert browser.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("game", sorted(GAMES))
+def test_rule_options_are_shown_once_not_per_seat(game):
+    record = _record(game)
+    data = build_page_data(record)
+    env = GAMES[game].raw_env(episode="hand")
+    env.reset(seed=0)
+    assert data["rule_options"].keys() == dict(env.information_state(env.possible_agents[0])["options"]).keys()
+    assert data["changed_options"] == {"episode": "hand"}  # only what differs from the defaults
+    for state in data["states"]:
+        labels = [label for facts in (*state["private"].values(), *state["agent_facts"].values(), state["facts"]) for label, _ in facts]
+        assert "options" not in labels, labels
+    html = render_html(data)
+    assert 'id="rules"' in html and "{'reward'" not in html
+
+
+@pytest.mark.parametrize("game", ["classic_whist", "bid_whist"])
+def test_every_hand_is_visible_at_1280x900(browser, tmp_path, game):
+    """A laptop-sized window shows the whole table, player_0's hand (at the bottom) included."""
+    from selenium.webdriver.common.by import By
+
+    record = _record(game, episode="game")
+    page = tmp_path / "replay.html"
+    page.write_text(render_html(build_page_data(record)), encoding="utf-8")
+    browser.execute_cdp_cmd("Emulation.setDeviceMetricsOverride", {"width": 1280, "height": 900, "deviceScaleFactor": 1, "mobile": False})
+    try:
+        browser.get(page.resolve().as_uri())
+        for step in (0, 6, 12):
+            browser.execute_script("var s = document.getElementById('slider'); s.value = arguments[0]; s.oninput.call(s);", str(step))
+            footer_top = browser.execute_script("return document.querySelector('footer').getBoundingClientRect().top")
+            assert footer_top <= 900
+            for agent in GAMES[game].raw_env().possible_agents:
+                hand = browser.find_element(By.CSS_SELECTOR, f"#seat-{agent} .hand")
+                bottom = browser.execute_script("return arguments[0].getBoundingClientRect().bottom", hand)
+                assert bottom <= footer_top, f"step {step}: {agent}'s hand ends at {bottom}px, below the fold ({footer_top}px)"
+        assert "options:" not in browser.find_element(By.ID, "board").text
+        browser.save_screenshot(str(tmp_path / f"{game}.png"))
+    finally:
+        browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})

@@ -113,6 +113,27 @@ def test_bad_arguments_fail_with_a_message(tmp_path, capsys, argv, message):
     assert message in capsys.readouterr().err
 
 
+def test_cuda_without_cuda_is_an_error_not_a_silent_fallback(tmp_path, capsys, monkeypatch):
+    import torch
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    args = parse(["--device", "cuda", "--timesteps", "16", "--out", str(tmp_path / "x")])
+    assert sb3_maskable.run(args) == 2
+    err = capsys.readouterr().err
+    assert "--device cuda" in err and "torch.cuda.is_available() is False" in err and "Traceback" not in err
+    assert not (tmp_path / "x" / "model.zip").exists()
+
+
+def test_help_states_each_default_once():
+    parser = argparse.ArgumentParser(prog="whist sb3-train")
+    sb3_maskable.configure_parser(parser)
+    text = " ".join(parser.format_help().split())
+    assert "(default: None)" not in text and "(default: False)" not in text
+    assert text.count("--seed + 1000") == 1
+    assert "learner decisions to train for (default: 50000)" in text
+    assert "(default: cpu)" in text
+
+
 def test_make_opponents_per_seat():
     opponents = sb3_maskable.make_opponents(["random", "heuristic", "random"], "classic_whist", [1, 2, 3], seed=0)
     assert sorted(opponents) == [1, 2, 3]

@@ -272,3 +272,46 @@ def test_whist_train_cli_bad_config(tmp_path, capsys):
     path.write_text("game: classic_whist\ntrain:\n  lr: fast\n")
     assert train.run(cli_args(path)) == 2
     assert "train.lr" in capsys.readouterr().err
+
+
+def test_resume_of_a_finished_run_leaves_its_checkpoints_alone(tmp_path, capsys):
+    """The results store identifies a checkpoint agent by its file hash: a no-op resume must not
+    rewrite final.pt (nor latest.pt)."""
+    import hashlib
+
+    from training import train
+
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(tiny_config(tmp_path, total_steps=256)))
+    assert train.run(cli_args(path, eval_deals=0)) == 0
+    ckpts = tmp_path / "tiny" / "checkpoints"
+    before = {p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in ckpts.iterdir()}
+    assert set(before) == {"latest.pt", "final.pt"}
+    capsys.readouterr()
+    assert train.run(cli_args(path, resume=True, eval_deals=0)) == 0
+    out = capsys.readouterr().out
+    assert "nothing to train" in out and "kept" in out
+    after = {p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in ckpts.iterdir()}
+    assert after == before
+    # a missing final.pt (an interrupted run that reached its last step) is still written
+    (ckpts / "final.pt").unlink()
+    assert train.run(cli_args(path, resume=True, eval_deals=0)) == 0
+    assert load_checkpoint(ckpts / "final.pt")["global_step"] == 256
+    assert hashlib.sha256((ckpts / "latest.pt").read_bytes()).hexdigest() == before["latest.pt"][0]
+
+
+@pytest.mark.parametrize("where", ["flag", "config"])
+def test_cuda_without_cuda_is_a_one_line_error(tmp_path, capsys, monkeypatch, where):
+    from training import train
+
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
+    data = tiny_config(tmp_path, total_steps=128)
+    if where == "config":
+        data["device"] = "cuda"
+    path = tmp_path / "tiny.yaml"
+    path.write_text(yaml.safe_dump(data))
+    assert train.run(cli_args(path, **({"device": "cuda"} if where == "flag" else {}))) == 2
+    err = capsys.readouterr().err
+    assert "torch.cuda.is_available() is False" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert ("--device cuda" if where == "flag" else "device: cuda") in err
+    assert not (tmp_path / "tiny").exists()

@@ -4,13 +4,17 @@
 [--record out.jsonl]``. The person sits at ``player_<seat>``; every other seat is played by an
 agent built with :func:`agents.make_agent` (``random``, ``heuristic`` or ``checkpoint:PATH``).
 
-Before each of the person's decisions the table is printed from their seat only (their hand
-sorted by suit, the trick on the table, trump, the game's public facts such as the turn-up,
-contract or bids, tricks won and scores) with the legal actions as text: cards like ``QH``,
-other actions by label (``bid:3``, ``pass``, ``bid:5:uptown``, ``trump:H``). Input is read one
-line at a time from stdin: a card (``QH``, ``10h``, ``qh``, ``th``), an action label (any case),
-or for Romanian bids a bare number. Unreadable or illegal input is answered with the reason and
-asked again; ``help`` lists the legal actions, ``quit`` (or end of input) abandons the game.
+The rule options that differ from the game's defaults are printed once, at the start. Before each
+of the person's decisions the table is printed from their seat only (their hand sorted by suit,
+the trick on the table, trump, the game's public facts such as the turn-up, contract or bids,
+tricks won and scores) with the legal actions as text: cards like ``QH``, other actions by label
+(``bid:3``, ``pass``, ``bid:5:uptown``, ``trump:H``). Cards are written everywhere as
+:func:`whist_env.engine.cards.card_to_str` writes them (``TS`` is the ten of spades; in a hand
+grouped by suit, ``♠ A T 3``). Input is read one line at a time from stdin: a card (``QH``,
+``TH``, ``10h``, ``qh``, ``th``), an action label (any case), or for Romanian bids a bare number.
+Unreadable or illegal input is answered with the reason (during an auction, that no card is
+played now) and asked again; ``help`` lists the legal actions, ``quit`` (or end of input)
+abandons the game.
 At the end the result is printed and the game record (docs/records.md) is saved, by default to
 ``runs/play/<game>-<date>.jsonl``.
 """
@@ -24,14 +28,16 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
-from whist_env.engine.cards import card_from_str
+from whist_env.engine.cards import card_from_str, card_to_str
 
 _SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 _SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 _DISPLAY_SUITS = "SHCD"  # alternating colours
 _RANKS = "23456789TJQKA"
+#: ``options`` (the rule options) are the same at every prompt: printed once, at the start.
 _BASE_KEYS = frozenset(
-    {"seat", "hand", "dealer", "trump", "phase", "hand_number", "scores", "tricks_won", "trick", "leader", "events", "games_won"}
+    {"seat", "hand", "dealer", "trump", "phase", "hand_number", "scores", "tricks_won", "trick", "leader", "events", "games_won",
+     "options"}
 )
 _SEAT_KEYS = frozenset({"declarer", "grand_player", "first_player", "maker", "bidder"})
 
@@ -45,7 +51,9 @@ def _red(text: str, colour: bool) -> str:
 
 
 def format_hand(cards: list[str] | tuple[str, ...], colour: bool = False) -> str:
-    """A hand as text grouped by suit, high cards first: ``♠ A 10 3  ♥ Q 4  ♣ -  ♦ K 9 2``.
+    """A hand as text grouped by suit, high cards first: ``♠ A T 3   ♥ Q 4   ♣ -   ♦ K 9 2``.
+
+    Ranks are written as in the card texts (``T`` for ten), so ``♠ T`` is typed ``TS`` (or ``10s``).
 
     Args:
         cards: card texts (``"QH"``, ``"TC"``, ``"JKR"``).
@@ -61,16 +69,14 @@ def format_hand(cards: list[str] | tuple[str, ...], colour: bool = False) -> str
     parts = [(_red(j, colour) if j == "JKR" else j) for j in sorted(jokers)]
     for s in _DISPLAY_SUITS:
         ranks = sorted(groups[s], key=_RANKS.index, reverse=True)
-        text = f"{_SUIT_SYMBOL[s]} {' '.join('10' if r == 'T' else r for r in ranks) or '-'}"
+        text = f"{_SUIT_SYMBOL[s]} {' '.join(ranks) or '-'}"
         parts.append(_red(text, colour) if s in "HD" else text)
     return "   ".join(parts)
 
 
 def _card_text(card: str, colour: bool) -> str:
-    if card.startswith("JK"):
-        return _red(card, colour) if card == "JKR" else card
-    text = ("10" if card[0] == "T" else card[:-1]) + _SUIT_SYMBOL[card[-1]]
-    return _red(text, colour) if card[-1] in "HD" else text
+    """A card as the person types it (``TS``, ``QH``, ``JKR``), red suits in red with ``colour``."""
+    return _red(card, colour) if card == "JKR" or card[-1] in "HD" else card
 
 
 def _is_card(text: Any) -> bool:
@@ -149,7 +155,7 @@ def parse_action(env: Any, text: str, legal: list[int]) -> tuple[int | None, str
     """
     raw = text.strip()
     if not raw:
-        return None, "empty input: type a card such as QH or 10h, or an action label; 'help' lists them"
+        return None, "empty input: type a card such as QH, TH or 10h, or an action label; 'help' lists them"
     labels = {_normal(env.action_label(a)): a for a in legal}
     key = _normal(raw)
     if key in labels:
@@ -167,19 +173,30 @@ def parse_action(env: Any, text: str, legal: list[int]) -> tuple[int | None, str
     for a in range(env.game.num_actions):
         all_labels[_normal(env.action_label(a))] = a
     if card is None and key not in all_labels:
-        return None, f"cannot read {raw!r}: type a card such as QH, 10h or qh, or one of: {_legal_text(env, legal)}"
+        return None, f"cannot read {raw!r}: type a card such as QH, TH, 10h or qh, or one of: {_legal_text(env, legal)}"
     view = env.information_state(env.agent_selection)
     if card is not None:
-        text_card = env.action_label(card) if card < env.game.NUM_CARD_ACTIONS else raw.upper()
+        text_card = card_to_str(card)
+        if not any(a < env.game.NUM_CARD_ACTIONS for a in legal):
+            return None, f"{text_card}: no card is played now, this is the {_phase_text(view['phase'])}; legal: {_legal_text(env, legal)}"
         if text_card not in view["hand"]:
             return None, f"you do not hold {text_card}; your cards: {' '.join(sorted(view['hand'], key=_display_key))}"
-        if not any(a < env.game.NUM_CARD_ACTIONS for a in legal):
-            return None, f"{text_card} is not an action now: this is the {view['phase']} phase; legal: {_legal_text(env, legal)}"
         if view["trick"] and view["phase"] in env.game.CARD_PLAY_PHASES:
             led = view["trick"][0][1]
             return None, f"{text_card} is not legal: you must follow suit ({led} was led) while you can; legal: {_legal_text(env, legal)}"
         return None, f"{text_card} is not legal now; legal: {_legal_text(env, legal)}"
     return None, f"{raw!r} is not legal now (phase {view['phase']}); legal: {_legal_text(env, legal)}"
+
+
+_PHASE_TEXT = {
+    "auction": "auction (bid or pass)",
+    "bid": "bidding",
+    "declare": "declaration (name trump or a direction)",
+}
+
+
+def _phase_text(phase: str) -> str:
+    return _PHASE_TEXT.get(phase, f"{phase.replace('_', ' ')} phase")
 
 
 def _display_key(label: str) -> tuple[int, int, str]:
@@ -191,6 +208,17 @@ def _display_key(label: str) -> tuple[int, int, str]:
 def _legal_text(env: Any, legal: list[int]) -> str:
     """The legal actions' labels, cards in the hand's display order (♠ ♥ ♣ ♦, high first)."""
     return " ".join(sorted((env.action_label(a) for a in legal), key=_display_key))
+
+
+def rules_line(game: Any) -> str:
+    """One line naming the rule options of ``game`` (a rules object) that differ from its defaults."""
+    from training.replay_html import rule_options
+
+    _, changed = rule_options(game)
+    if not changed:
+        return "rules: the game's defaults"
+    text = ", ".join(f"{k}={' '.join(map(str, v)) if isinstance(v, list) else v}" for k, v in changed.items())
+    return f"rules: {text} (other options at their defaults)"
 
 
 def default_record_path(game: str) -> Path:
@@ -253,6 +281,7 @@ def play_game(
     for s, a in enumerate(agents):
         side_names.setdefault(g.side_of(s), []).append(a)
     say(f"{game.replace('_', ' ')}: you are {human}; opponents: {opponents}. Type 'help' for the legal actions, 'quit' to leave.")
+    say(rules_line(g))
     if g.PARTNERSHIPS:
         partner = [a for a in side_names[g.side_of(seat)] if a != human]
         say(f"your partner: {', '.join(partner)}")
@@ -312,7 +341,7 @@ def _ask(env: Any, stdin: TextIO, say: Any) -> int:
         if text.lower() in ("quit", "exit", "q"):
             raise _Quit("quit")
         if text.lower() in ("help", "?", "h"):
-            say(f"legal: {_legal_text(env, legal)}  (cards as QH / 10h / qh; 'quit' leaves)")
+            say(f"legal: {_legal_text(env, legal)}  (cards as QH / TH / 10h / qh; 'quit' leaves)")
             continue
         action, reason = parse_action(env, text, legal)
         if action is not None:
@@ -329,7 +358,7 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = (
-        "Type a card as QH, 10h or qh, an action by its label (bid:3, pass, bid:5:uptown, trump:H),\n"
+        "Type a card as QH, TH (ten of hearts), 10h or qh, an action by its label (bid:3, pass, bid:5:uptown, trump:H),\n"
         "'help' for the legal actions, 'quit' to leave.\n\n"
         "example: whist play --game classic_whist --seat 0 --opponents heuristic --option episode=hand"
     )
@@ -370,4 +399,4 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-__all__ = ["configure_parser", "default_record_path", "describe_table", "format_hand", "parse_action", "play_game", "run"]
+__all__ = ["configure_parser", "default_record_path", "describe_table", "format_hand", "parse_action", "play_game", "rules_line", "run"]

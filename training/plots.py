@@ -6,6 +6,10 @@ returns the path):
 * :func:`plot_win_rate_heatmap`: row agent's win rate against the column agent, with the 95%
   interval in each cell (from a :class:`training.ratings.Leaderboard`).
 * :func:`plot_ratings`: openskill ``mu`` per agent with ``mu ± 2 sigma`` error bars.
+
+  Both size the figure to the number of agents and write agents by :func:`short_label`
+  (``checkpoint:runs/classic_default/checkpoints/final.pt@e0f5e1fb`` becomes
+  ``ckpt:classic_default/final@e0f5e1fb``).
 * :func:`plot_learning_curve`: evaluation points per hand against training steps, read from the
   tensorboard event files of one or more run folders. The PPO trainer logs
   ``eval/<opponent>/points_per_hand`` (and ``eval/<opponent>/win_rate``) at each evaluation.
@@ -15,7 +19,9 @@ returns the path):
   (runs are the replicates); (3) with one run and only the mean logged, ``± 1.96 s``, where ``s``
   is the evaluation noise estimated from successive differences (``s = sd(y[t] - y[t-1]) / √2``,
   von Neumann's estimator, which assumes the true curve changes slowly between evaluations).
-  The legend says which band is drawn.
+  The legend says which band is drawn. A run that logged no evaluation (trained for fewer steps
+  than its evaluation interval) is drawn instead as its training curve, ``charts/episode_return``
+  against steps, and the title says that no evaluation points were logged.
 * :func:`plot_bid_accuracy`: Romanian Whist, share of bids made exactly per deal size (cards per
   player), per agent label, with 95% Wilson intervals, from game records
   (:mod:`whist_env.records`).
@@ -53,6 +59,69 @@ def _save(fig: Any, path: str | Path) -> Path:
     return path
 
 
+#: Longest agent label in a figure (longer ones are shortened in the middle with "…").
+LABEL_WIDTH = 40
+
+
+def _ellipsize(text: str, width: int) -> str:
+    if len(text) <= width:
+        return text
+    keep = width - 1
+    head = keep // 2
+    return text[:head] + "…" + text[len(text) - (keep - head):]
+
+
+def _short_checkpoint(name: str, parts_kept: int | None) -> str:
+    body, _, digest = name[len("checkpoint:"):].rpartition("@")
+    if not body:  # no "@hash"
+        body, digest = digest, ""
+    parts = [q for q in body.replace("\\", "/").split("/") if q not in ("", ".")]
+    if parts and parts[0] == "runs":
+        parts = parts[1:]
+    parts = [q for q in parts if q != "checkpoints"]
+    if parts and parts[-1].endswith(".pt"):
+        parts[-1] = parts[-1][:-3]
+    if parts_kept is not None and len(parts) > parts_kept:
+        parts = ["…"] + parts[-parts_kept:]
+    return "ckpt:" + "/".join(parts) + (f"@{digest}" if digest else "")
+
+
+def short_label(name: str, width: int = LABEL_WIDTH, parts_kept: int | None = 2) -> str:
+    """A short display label of an agent name of the results store.
+
+    ``checkpoint:PATH@hash`` becomes ``ckpt:<last parts_kept folders/file of PATH>@hash`` without
+    a leading ``runs/``, the ``checkpoints/`` folder and the ``.pt`` suffix
+    (``checkpoint:runs/classic_default/checkpoints/final.pt@e0f5e1fb`` ->
+    ``ckpt:classic_default/final@e0f5e1fb``); a label still longer than ``width`` characters is
+    cut in the middle with "…", keeping the ``@hash``.
+    """
+    if name.startswith("checkpoint:"):
+        text = _short_checkpoint(name, parts_kept)
+        if len(text) > width and "@" in text:
+            body, _, digest = text.rpartition("@")
+            return _ellipsize(body, max(8, width - len(digest) - 1)) + "@" + digest
+        return _ellipsize(text, width)
+    return _ellipsize(name, width)
+
+
+def short_labels(names: Sequence[str], width: int = LABEL_WIDTH) -> list[str]:
+    """:func:`short_label` of each name, keeping more of a path (or all of it) where two would
+    read the same."""
+    for parts_kept in (2, 3, None):
+        labels = [short_label(n, width, parts_kept) for n in names]
+        if len(set(labels)) == len(labels):
+            return labels
+    labels = [short_label(n, width=10_000, parts_kept=None) for n in names]
+    if len(set(labels)) == len(labels):
+        return labels
+    return list(names)
+
+
+def _label_inches(labels: Sequence[str], fontsize: float) -> float:
+    """Rough width of the longest label in inches (about 0.6 em per character)."""
+    return max((len(t) for t in labels), default=0) * 0.6 * fontsize / 72
+
+
 def _title(board: Any) -> str:
     from training.store import canonical_json
 
@@ -76,7 +145,14 @@ def plot_win_rate_heatmap(board: Any, path: str | Path) -> Path:
     if not names:
         raise ValueError("the leaderboard has no agents")
     n = len(names)
-    fig = _figure(2.0 + 1.5 * n, 1.5 + 1.1 * n)
+    labels = short_labels(names)
+    tick_size = 9.0
+    cell = 1.05  # inches per cell: room for "100.0%" and "[100.0, 100.0]" at 8 pt
+    label_in = _label_inches(labels, tick_size)
+    # y labels on the left, x labels rotated 45° below (their height is about 0.72 × their length)
+    width = label_in + 0.6 + n * cell + 1.3  # + colour bar and its label
+    height = 0.72 * label_in + 0.6 + n * cell + 0.9  # + title lines
+    fig = _figure(max(4.5, width), max(3.5, height))
     ax = fig.add_subplot()
     im = ax.imshow(np.ma.masked_invalid(rate), cmap="RdBu", vmin=0.0, vmax=1.0)
     for i in range(n):
@@ -87,12 +163,12 @@ def plot_win_rate_heatmap(board: Any, path: str | Path) -> Path:
             if math.isfinite(low[i, j]):
                 text += f"\n[{100 * low[i, j]:.1f}, {100 * high[i, j]:.1f}]"
             ax.text(j, i, text, ha="center", va="center", fontsize=8, color="white" if abs(rate[i, j] - 0.5) > 0.3 else "black")
-    ax.set_xticks(range(n), names, rotation=30, ha="right")
-    ax.set_yticks(range(n), names)
+    ax.set_xticks(range(n), labels, rotation=45, ha="right", rotation_mode="anchor", fontsize=tick_size)
+    ax.set_yticks(range(n), labels, fontsize=tick_size)
     ax.set_xlabel("opponent (column)")
     ax.set_ylabel("agent (row)")
-    ax.set_title(f"Win rate of row vs column [95% CI]\n{_title(board)}", fontsize=9)
-    fig.colorbar(im, ax=ax, label="win rate (ties count half)")
+    fig.suptitle(f"Win rate of row vs column [95% CI]\n{_title(board)}", fontsize=9)
+    fig.colorbar(im, ax=ax, label="win rate (ties count half)", shrink=min(1.0, 0.5 + 0.15 * n))
     return _save(fig, path)
 
 
@@ -110,18 +186,20 @@ def plot_ratings(board: Any, path: str | Path) -> Path:
     if not board.ratings:
         raise ValueError("the leaderboard has no agents")
     rows = board.ratings[::-1]
-    fig = _figure(7.0, 1.2 + 0.5 * len(rows))
+    labels = short_labels([r.name for r in rows])
+    fig = _figure(max(7.0, 5.5 + _label_inches(labels, 9.0)), 1.6 + 0.45 * len(rows))
     ax = fig.add_subplot()
     y = np.arange(len(rows))
     mu = np.array([r.mu for r in rows])
     sigma = np.array([r.sigma for r in rows])
     ax.errorbar(mu, y, xerr=2 * sigma, fmt="o", capsize=4, label="mu ± 2 sigma")
     ax.plot([r.ordinal for r in rows], y, "|", color="grey", markersize=12, label="ordinal (mu - 3 sigma)")
-    ax.set_yticks(y, [r.name for r in rows])
+    ax.set_yticks(y, labels, fontsize=9)
+    ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.set_xlabel("openskill rating (Plackett-Luce)")
-    ax.set_title(f"Ratings\n{_title(board)}", fontsize=9)
+    fig.suptitle(f"Ratings\n{_title(board)}", fontsize=9)
     ax.grid(axis="x", alpha=0.3)
-    ax.legend(fontsize=8, loc="best")
+    fig.legend(*ax.get_legend_handles_labels(), fontsize=8, loc="outside lower center", ncols=2)
     return _save(fig, path)
 
 
@@ -172,6 +250,33 @@ def read_eval_scalars(logdirs: Iterable[str | Path], suffix: str = "points_per_h
     return dict(out)
 
 
+def read_scalars(logdirs: Iterable[str | Path], tags: Sequence[str]) -> tuple[dict[str, dict[str, dict[str, np.ndarray]]], set[str]]:
+    """Some scalars of every run below ``logdirs``.
+
+    Returns:
+        ``({tag: {run folder: {"step": int64 array, "value": float64 array}}}, every scalar tag
+        seen)``; a tag no run logged is left out, and so is a run that did not log it.
+    Raises:
+        FileNotFoundError: when a log folder does not exist.
+    """
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    out: dict[str, dict[str, dict[str, np.ndarray]]] = defaultdict(dict)
+    seen: set[str] = set()
+    for logdir in logdirs:
+        for run_dir in _event_dirs(Path(logdir)):
+            acc = EventAccumulator(str(run_dir), size_guidance={"scalars": 0})
+            acc.Reload()
+            present = set(acc.Tags().get("scalars", []))
+            seen |= present
+            for tag in tags:
+                if tag in present:
+                    values = _by_step(acc.Scalars(tag))
+                    steps = np.array(sorted(values), dtype=np.int64)
+                    out[tag][str(run_dir)] = {"step": steps, "value": np.array([values[s] for s in steps], dtype=float)}
+    return dict(out), seen
+
+
 def _by_step(events: Sequence[Any]) -> dict[int, float]:
     return {int(e.step): float(e.value) for e in events}
 
@@ -187,14 +292,22 @@ def plot_learning_curve(logdirs: Sequence[str | Path], path: str | Path, suffix:
         suffix: the metric's tag suffix.
     Returns:
         the path written.
+    When the runs logged no evaluation at all (no ``eval/`` scalar: trained for fewer steps than
+    ``eval.interval_steps``), the training curve ``charts/episode_return`` is drawn instead
+    (:func:`plot_training_curve`), with a title that says so.
+
     Raises:
         FileNotFoundError: when a log folder does not exist.
-        ValueError: when no ``eval/<opponent>/<suffix>`` scalar is found.
+        ValueError: when no ``eval/<opponent>/<suffix>`` scalar is found (and, without any
+            evaluation scalar, no ``charts/episode_return`` either).
     """
     from scipy import stats
 
     curves = read_eval_scalars(logdirs, suffix)
     if not curves:
+        training, tags = read_scalars(logdirs, TRAINING_TAGS)
+        if TRAINING_TAGS[0] in training and not any(t.startswith("eval/") for t in tags):
+            return plot_training_curve(training, path)
         raise ValueError(f"no eval/<opponent>/{suffix} scalars in the tensorboard logs of {[str(d) for d in logdirs]}")
     fig = _figure(8.0, 4.5)
     ax = fig.add_subplot()
@@ -226,6 +339,50 @@ def plot_learning_curve(logdirs: Sequence[str | Path], path: str | Path, suffix:
     ax.set_xlabel("training steps (environment steps, all seats)")
     ax.set_ylabel(f"evaluation {suffix.replace('_', ' ')}")
     ax.set_title("Learning curve (duplicate-deal evaluation)", fontsize=10)
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    return _save(fig, path)
+
+
+#: The training-curve scalars of :class:`training.ppo.PPOTrainer`: the learner's mean episode
+#: return in self-play (about 0 in a zero-sum game, where both sides are the learner) and against
+#: the opponent pool's frozen snapshots (logged once the pool has a snapshot).
+TRAINING_TAGS = ("charts/episode_return", "charts/episode_return_vs_pool")
+
+
+def plot_training_curve(curves: Mapping[str, Mapping[str, Mapping[str, np.ndarray]]], path: str | Path) -> Path:
+    """Training episode returns against steps (from :func:`read_scalars` of :data:`TRAINING_TAGS`),
+    for runs that logged no evaluation points; the title says so.
+
+    One colour per run: the self-play return solid, the return against pool snapshots dashed;
+    each as logged (thin) and, with enough points, as a moving average over a tenth of them.
+    """
+    fig = _figure(8.0, 4.5)
+    ax = fig.add_subplot()
+    run_dirs = sorted({r for runs in curves.values() for r in runs})
+    names = dict(zip(run_dirs, short_labels([Path(r).name or r for r in run_dirs])))
+    styles = {TRAINING_TAGS[0]: ("-", "self-play (0 when zero-sum)"), TRAINING_TAGS[1]: ("--", "vs pool snapshots")}
+    last = 0
+    for k, run_dir in enumerate(run_dirs):
+        color = f"C{k}"
+        for tag, (style, what) in styles.items():
+            run = curves.get(tag, {}).get(run_dir)
+            if run is None or not len(run["step"]):
+                continue
+            steps, value = run["step"], run["value"]
+            last = max(last, int(steps[-1]))
+            window = max(1, len(value) // 10)
+            label = f"{names[run_dir]}: {what}"
+            ax.plot(steps, value, color=color, linestyle=style, alpha=0.35 if window > 1 else 1.0, linewidth=0.8,
+                    marker="o" if len(steps) < 30 else None, markersize=3, label=None if window > 1 else label)
+            if window > 1:
+                smooth = np.convolve(value, np.ones(window) / window, mode="valid")
+                ax.plot(steps[window - 1:], smooth, color=color, linestyle=style, linewidth=1.6, label=f"{label} (mean of {window})")
+    ax.axhline(0.0, color="grey", linewidth=0.8, linestyle=":")
+    ax.set_xlabel("training steps (environment steps, all seats)")
+    ax.set_ylabel("training episode return (reward-scaled)")
+    ax.set_title(f"Training curve: no evaluation points were logged\n"
+                 f"(eval/* is logged every eval.interval_steps; last step logged: {last:,})", fontsize=10)
     ax.grid(alpha=0.3)
     ax.legend(fontsize=7, loc="best")
     return _save(fig, path)

@@ -447,10 +447,19 @@ class PPOTrainer:
 
         A checkpoint is written every ``checkpoint_interval`` updates and at the end
         (``latest.pt``; the end also ``final.pt``). Steps are environment steps of all seats.
+        When there is nothing to train (``global_step >= total_steps`` already, e.g. a finished
+        run resumed), existing checkpoint files are left untouched (same bytes, same file hash:
+        the results store identifies checkpoint agents by it); only a missing one is written.
         """
         cfg = self.cfg
         total = int(total_steps if total_steps is not None else cfg.total_steps)
         steps_per_update = cfg.num_envs * cfg.rollout_steps
+        if self.global_step >= total:
+            if self.checkpoint_dir is not None:
+                for name in ("latest.pt", "final.pt"):
+                    if not (self.checkpoint_dir / name).exists():
+                        self.save(name)
+            return self.history
         if not self._started:
             self.collector.reset_all(self.pool)
             self._started = True

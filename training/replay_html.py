@@ -5,7 +5,8 @@ of a JSON Lines file of game records (docs/records.md) through its game's enviro
 one HTML file with inline CSS and JavaScript (no network access, no external fonts) that shows,
 action by action and trick by trick: the hands (all of them, or only the viewer's with
 ``--viewer``; the others as card backs), the trick on the table, trump, the game's public facts
-(turn-up, contract, bids, declarer …), tricks won, hand points and scores.
+(turn-up, contract, bids, declarer …), tricks won, hand points and scores; the rule options once,
+in the header (those that differ from the game's defaults, and all of them in a collapsible list).
 
 Every state of the page is computed here, in Python, by stepping the environment (the page's
 script only renders them): state 0 is the first deal; each action adds one state, and each hand
@@ -19,6 +20,7 @@ PageDown / PageUp) one trick, Home / End.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import html
 import json
 import sys
@@ -28,9 +30,11 @@ from typing import Any
 
 from whist_env.records import read_records, replay_record
 
-#: Keys of ``information_state`` that every game has; the rest are the game's own facts.
+#: Keys of ``information_state`` that every game has; the rest are the game's own facts. The rule
+#: ``options`` are the same for every seat and state: the page shows them once, in its header.
 _BASE_KEYS = frozenset(
-    {"seat", "hand", "dealer", "trump", "phase", "hand_number", "scores", "tricks_won", "trick", "leader", "events", "games_won"}
+    {"seat", "hand", "dealer", "trump", "phase", "hand_number", "scores", "tricks_won", "trick", "leader", "events", "games_won",
+     "options"}
 )
 #: Public facts whose int value is a seat.
 _SEAT_KEYS = frozenset({"declarer", "grand_player", "first_player", "leader", "dealer", "maker", "bidder"})
@@ -69,6 +73,19 @@ def _fact_text(value: Any) -> str:
     if isinstance(value, (list, tuple)):
         return " ".join(_fact_text(v) for v in value) if value else "–"
     return str(value)
+
+
+def rule_options(game: Any) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(all rule options, the ones that differ from the game's defaults)`` of a game's rules
+    object, as JSON-ready dicts in the options' declaration order."""
+    options = game.options
+    every = {f.name: _plain(getattr(options, f.name), []) for f in dataclasses.fields(options)}
+    changed = {}
+    for f in dataclasses.fields(options):
+        default = f.default if f.default is not dataclasses.MISSING else None
+        if getattr(options, f.name) != default:
+            changed[f.name] = every[f.name]
+    return every, changed
 
 
 def _split_facts(facts: Mapping[str, Any], agents: list[str], num_sides: int) -> tuple[list[list[str]], dict[str, list[list[str]]], list[list[str]]]:
@@ -181,7 +198,9 @@ def build_page_data(record: Mapping[str, Any], viewer: str | None = None, title:
         ``agent_facts``, ``side_facts``, ``private``, ``action``, ``caption``, ``stop`` (a
         trick-by-trick stopping point), ``tricks_done``, ``winners``), ``tricks`` (hand number
         -> completed tricks), ``replay`` (the :func:`~whist_env.records.replay_record` report),
-        ``result`` (as replayed: ``scores``, ``winners``).
+        ``result`` (as replayed: ``scores``, ``winners``), ``options`` (the record's options),
+        ``rule_options`` (every rule option in force) and ``changed_options`` (those that differ
+        from the game's defaults): the page shows the rule options once, in its header.
     Raises:
         ValueError: on a record that is not a game record, an unknown game, or an unknown viewer.
     """
@@ -278,6 +297,7 @@ def build_page_data(record: Mapping[str, Any], viewer: str | None = None, title:
     if g.done and final["winners"] is None:
         final["winners"] = winners
     meta = record.get("meta") or {}
+    every_option, changed_options = rule_options(g)
     default_title = f"{record['game'].replace('_', ' ').title()} · " + " vs ".join(
         dict.fromkeys(players[a] for a in agents)
     ) + f" · seed {record.get('seed')}"
@@ -290,6 +310,8 @@ def build_page_data(record: Mapping[str, Any], viewer: str | None = None, title:
         "sides": _sides(g, agents),
         "viewer": viewer,
         "options": record.get("options") or {},
+        "rule_options": every_option,
+        "changed_options": changed_options,
         "meta": meta,
         "states": states,
         "tricks": {str(k): v for k, v in tricks.items()},
@@ -389,6 +411,7 @@ _PAGE = """<!DOCTYPE html>
 <header>
   <h1 id="title">__TITLE__</h1>
   <div id="subtitle"></div>
+  <details id="rules"><summary id="rules-summary">rule options</summary><div id="rules-all"></div></details>
   <div id="mismatch" class="banner" hidden></div>
 </header>
 <main>
@@ -428,6 +451,9 @@ body { margin:0; font-family: "DejaVu Sans", "Segoe UI", Helvetica, Arial, sans-
 header { padding:10px 18px 4px; }
 h1 { font-size:20px; margin:0; }
 #subtitle { color:var(--muted); font-size:13px; margin-top:2px; }
+#rules { color:var(--muted); font-size:12px; margin-top:2px; }
+#rules summary { cursor:pointer; }
+#rules-all { columns:3 220px; padding:4px 0 2px 14px; } #rules-all div { break-inside:avoid; } #rules-all b { color:var(--ink); font-weight:600; }
 .banner { margin-top:6px; padding:6px 10px; background:#fde8e8; color:#8a1020; border:1px solid #f3b4b4; border-radius:6px; font-size:13px; }
 main { display:flex; gap:14px; padding:8px 18px; align-items:flex-start; }
 #board { flex:1 1 auto; min-width:640px; background:radial-gradient(ellipse at center, var(--felt) 0%, var(--felt-dark) 100%);
@@ -624,11 +650,18 @@ _JS = r"""
     else handled = false;
     if (handled) e.preventDefault();
   });
+  function optText(v) { return Array.isArray(v) ? v.join(" ") : v === null ? "none" : String(v); }
+  var changed = Object.keys(DATA.changed_options || {});
+  $("rules-summary").textContent = changed.length ? "rules: " + changed.map(function (k) { return k + "=" + optText(DATA.changed_options[k]); }).join(", ")
+    : "rules: the game's defaults";
+  $("rules-all").innerHTML = Object.keys(DATA.rule_options || {}).map(function (k) {
+    return "<div>" + esc(k) + " = <b>" + esc(optText(DATA.rule_options[k])) + "</b></div>";
+  }).join("");
   var sub = [];
-  Object.keys(DATA.options).forEach(function (k) { sub.push(k + "=" + DATA.options[k]); });
   if (DATA.meta && DATA.meta.match) sub.push(DATA.meta.match + (DATA.meta.deal_index !== undefined ? ", deal " + DATA.meta.deal_index : ""));
   if (DATA.viewer) sub.push("viewer: " + DATA.viewer + " (other hands hidden)");
   $("subtitle").textContent = sub.join(" \u00b7 ");
+  $("subtitle").hidden = !sub.length;
   if (!DATA.replay.ok) { $("mismatch").hidden = false; $("mismatch").textContent = "This record does not replay exactly: " + DATA.replay.message; }
   show(0);
 })();

@@ -44,9 +44,11 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
     """Add the ``sb3-train`` options to ``parser``."""
     from training.cli import parse_rule_option
 
-    parser.formatter_class = argparse.ArgumentDefaultsHelpFormatter
+    # Defaults are written in the help strings themselves (ArgumentDefaultsHelpFormatter would add
+    # "(default: False)" to flags and a second default to --eval-seed).
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
     g = parser.add_argument_group("game")
-    g.add_argument("--game", default="classic_whist", help="game name (a key of whist_env.GAMES)")
+    g.add_argument("--game", default="classic_whist", help="game name (a key of whist_env.GAMES) (default: %(default)s)")
     g.add_argument(
         "--option",
         action="append",
@@ -56,16 +58,16 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         help="rule option of the game (RULES.md), repeatable; values are read as YAML, e.g. honours=false, target_score=7",
     )
     g.add_argument(
-        "--episode", choices=["hand", "game"], default="hand", help="what one training episode is: one deal or a whole game"
+        "--episode", choices=["hand", "game"], default="hand", help="what one training episode is: one deal or a whole game (default: %(default)s)"
     )
     g.add_argument(
-        "--learner-seat", type=_seat_arg, default=0, help="the learner's seat 0..N-1, or 'random' for a new seat every episode"
+        "--learner-seat", type=_seat_arg, default=0, help="the learner's seat 0..N-1, or 'random' for a new seat every episode (default: %(default)s)"
     )
     g.add_argument(
         "--partner",
         choices=["opponent", "self"],
         default="opponent",
-        help="partnership games: who plays the learner's partner — an agent from --opponents, or the learner itself (both seats of its side are its decisions)",
+        help="partnership games: who plays the learner's partner — an agent from --opponents, or the learner itself (both seats of its side are its decisions) (default: %(default)s)",
     )
     g.add_argument(
         "--opponents",
@@ -73,30 +75,30 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         default=["random"],
         metavar="SPEC",
         help="agent specs for the other seats (random, heuristic, checkpoint:PATH): one spec for all of them, "
-        "or one per seat the learner does not control, in seat order (fixed --learner-seat only)",
+        "or one per seat the learner does not control, in seat order (fixed --learner-seat only) (default: random)",
     )
     t = parser.add_argument_group("training")
-    t.add_argument("--timesteps", type=int, default=50_000, help="learner decisions to train for")
-    t.add_argument("--seed", type=int, default=0, help="seed of the env, the opponents, the network and the evaluation")
-    t.add_argument("--out", type=Path, default=Path("runs/sb3"), help="run folder (model.zip, tb/, results.json)")
-    t.add_argument("--n-envs", type=int, default=1, help="environments stepped per rollout (DummyVecEnv)")
-    t.add_argument("--n-steps", type=int, default=2048, help="steps per env per rollout")
-    t.add_argument("--batch-size", type=int, default=256, help="minibatch size")
-    t.add_argument("--n-epochs", type=int, default=10, help="optimisation epochs per rollout")
-    t.add_argument("--learning-rate", type=float, default=3e-4, help="Adam learning rate")
-    t.add_argument("--gamma", type=float, default=1.0, help="discount (episodes are short and end with the hand's reward)")
-    t.add_argument("--gae-lambda", type=float, default=0.95, help="GAE lambda")
-    t.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus coefficient")
-    t.add_argument("--net-arch", default="256,256", help="hidden layer sizes of the policy and value MLPs, comma-separated")
-    t.add_argument("--device", default="cpu", help="torch device (cpu, cuda, auto)")
-    t.add_argument("--threads", type=int, default=1, help="torch CPU threads (torch.set_num_threads)")
-    t.add_argument("--log-every", type=float, default=10.0, help="seconds between progress lines (0: none)")
+    t.add_argument("--timesteps", type=int, default=50_000, help="learner decisions to train for (default: %(default)s)")
+    t.add_argument("--seed", type=int, default=0, help="seed of the env, the opponents, the network and the evaluation (default: %(default)s)")
+    t.add_argument("--out", type=Path, default=Path("runs/sb3"), help="run folder (model.zip, tb/, results.json) (default: %(default)s)")
+    t.add_argument("--n-envs", type=int, default=1, help="environments stepped per rollout (DummyVecEnv) (default: %(default)s)")
+    t.add_argument("--n-steps", type=int, default=2048, help="steps per env per rollout (default: %(default)s)")
+    t.add_argument("--batch-size", type=int, default=256, help="minibatch size (default: %(default)s)")
+    t.add_argument("--n-epochs", type=int, default=10, help="optimisation epochs per rollout (default: %(default)s)")
+    t.add_argument("--learning-rate", type=float, default=3e-4, help="Adam learning rate (default: %(default)s)")
+    t.add_argument("--gamma", type=float, default=1.0, help="discount (episodes are short and end with the hand's reward) (default: %(default)s)")
+    t.add_argument("--gae-lambda", type=float, default=0.95, help="GAE lambda (default: %(default)s)")
+    t.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus coefficient (default: %(default)s)")
+    t.add_argument("--net-arch", default="256,256", help="hidden layer sizes of the policy and value MLPs, comma-separated (default: %(default)s)")
+    t.add_argument("--device", default="cpu", help="torch device: cpu, cuda (an error when torch.cuda.is_available() is False) or auto (default: %(default)s)")
+    t.add_argument("--threads", type=int, default=1, help="torch CPU threads (torch.set_num_threads) (default: %(default)s)")
+    t.add_argument("--log-every", type=float, default=10.0, help="seconds between progress lines, 0: none (default: %(default)s)")
     e = parser.add_argument_group("evaluation")
     e.add_argument(
-        "--eval-hands", type=int, default=1000, help="episodes (hands with --episode hand) of the final evaluation; 0 skips it"
+        "--eval-hands", type=int, default=1000, help="episodes (hands with --episode hand) of the final evaluation, 0 skips it (default: %(default)s)"
     )
     e.add_argument("--eval-seed", type=int, default=None, help="seed of the evaluation deals (default: --seed + 1000)")
-    e.add_argument("--stochastic", action="store_true", help="sample actions in evaluation instead of the greedy action")
+    e.add_argument("--stochastic", action="store_true", help="sample actions in evaluation instead of the greedy action (default: greedy)")
 
 
 # ---------------------------------------------------------------------- building blocks
@@ -279,6 +281,9 @@ def train(args: argparse.Namespace) -> dict[str, Any]:
             raise ValueError(f"--{name.replace('_', '-')} must be at least 1, got {getattr(args, name)}")
     if args.eval_hands < 0:
         raise ValueError(f"--eval-hands must be at least 0, got {args.eval_hands}")
+    if str(args.device).startswith("cuda") and not torch.cuda.is_available():
+        raise ValueError(f"--device {args.device} was requested but torch.cuda.is_available() is False on this machine; "
+                         "use --device cpu (or auto)")
     try:
         net_arch = [int(x) for x in str(args.net_arch).split(",") if x.strip()]
     except ValueError:

@@ -73,6 +73,15 @@ def run(args: argparse.Namespace) -> int:
         if args.total_steps is not None:
             data["train"]["total_steps"] = args.total_steps
         config = config_from_dict(data, source=f"{args.config} (with command-line overrides)")
+        if config.device == "cuda":
+            import torch
+
+            if not torch.cuda.is_available():
+                where = "--device cuda" if args.device == "cuda" else f"device: cuda (in {args.config})"
+                print(f"error: {where} was requested but torch.cuda.is_available() is False on this machine; "
+                      "use --device cpu or --device auto", file=sys.stderr)
+                return 2
+        config.resolved_device()  # any other device problem: a ConfigError, reported below
         # Build the opponents now, so that a bad spec fails before training starts.
         opponents = {spec: make_agent(spec, config.game, seed=config.eval.seed + i) for i, spec in enumerate(config.eval.opponents)}
     except (ConfigError, FileNotFoundError, ValueError) as exc:
@@ -105,23 +114,29 @@ def run(args: argparse.Namespace) -> int:
             return 2
         print(f"resuming {run_dir} at step {trainer.global_step:,} (update {trainer.update})")
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
-    writer = SummaryWriter(str(run_dir), purge_step=trainer.global_step or None)
+    nothing_to_train = trainer.global_step >= config.train.total_steps
+    final_existed = (run_dir / "checkpoints" / "final.pt").exists()
+    # A resumed run discards what the interrupted one logged after its checkpoint (steps above
+    # global_step); nothing to train, nothing to log.
+    writer = None if nothing_to_train else SummaryWriter(str(run_dir), purge_step=trainer.global_step + 1 if trainer.global_step else None)
     trainer.writer = writer
-    if trainer.global_step >= config.train.total_steps:
+    if nothing_to_train:
         print(f"already at step {trainer.global_step:,} >= total_steps {config.train.total_steps:,}: nothing to train "
-              f"(raise it with --total-steps)")
+              f"(raise it with --total-steps); the checkpoints are left as they are")
     else:
         print(f"training {config.game} to {config.train.total_steps:,} steps on {trainer.device} -> {run_dir}")
     try:
         trainer.train()
     except KeyboardInterrupt:
-        writer.close()
+        if writer is not None:
+            writer.close()
         print(f"\ninterrupted at step {trainer.global_step:,}; the last good checkpoint is {latest} "
               f"(continue with --resume)", file=sys.stderr)
         return 130
-    writer.close()
+    if writer is not None:
+        writer.close()
     final = run_dir / "checkpoints" / "final.pt"
-    print(f"saved {final}")
+    print(f"{'kept' if nothing_to_train and final_existed else 'saved'} {final}")
 
     num_deals = config.eval.final_num_deals if args.eval_deals is None else args.eval_deals
     if num_deals <= 0 or not opponents:
