@@ -24,20 +24,10 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from scipy.stats import binomtest
-
+from training.evaluate import wilson_counts as wilson_interval
 from whist_env.records import read_records
 
 CONFIDENCE = 0.95
-
-
-def wilson_interval(successes: int, trials: int) -> tuple[float, float]:
-    """95% Wilson score interval of a proportion (``scipy.stats.binomtest(...).proportion_ci``);
-    ``(nan, nan)`` when ``trials == 0``."""
-    if trials <= 0:
-        return (math.nan, math.nan)
-    ci = binomtest(successes, trials).proportion_ci(confidence_level=CONFIDENCE, method="wilson")
-    return (float(ci.low), float(ci.high))
 
 
 def _share(successes: int, trials: int) -> dict[str, Any]:

@@ -165,6 +165,13 @@ def wilson_interval(share: float, n: int) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def wilson_counts(successes: int, trials: int) -> tuple[float, float]:
+    """95% Wilson score interval of ``successes`` out of ``trials`` (``(nan, nan)`` for none)."""
+    if trials <= 0:
+        return math.nan, math.nan
+    return wilson_interval(successes / trials, trials)
+
+
 def summarize_pair(diff_per_deal: Sequence[float], win_per_deal: Sequence[float], **fields: Any) -> PairResult:
     """A :class:`PairResult` from per-deal values (:func:`deal_values`).
 

@@ -30,6 +30,8 @@ from typing import Any
 
 import numpy as np
 
+from training.evaluate import wilson_counts
+
 
 def _seat_arg(text: str) -> int | str:
     if text == "random":
@@ -160,16 +162,6 @@ def env_factory(args: argparse.Namespace, seed: int) -> Callable[[], Any]:
     return make
 
 
-def wilson_interval(successes: int, n: int) -> tuple[float, float]:
-    """95% Wilson confidence interval of a proportion (``(nan, nan)`` when ``n == 0``)."""
-    if n == 0:
-        return float("nan"), float("nan")
-    from scipy.stats import binomtest
-
-    ci = binomtest(successes, n).proportion_ci(confidence_level=0.95, method="wilson")
-    return float(ci.low), float(ci.high)
-
-
 def evaluate(env: Any, choose: Callable[[np.ndarray, np.ndarray], int], episodes: int, seed: int) -> dict[str, Any]:
     """Play ``episodes`` episodes and summarise the learner's results.
 
@@ -210,7 +202,7 @@ def evaluate(env: Any, choose: Callable[[np.ndarray, np.ndarray], int], episodes
         "losses": losses,
         "ties": ties,
         "win_rate": wins / episodes if episodes else float("nan"),
-        "win_rate_ci95": list(wilson_interval(wins, episodes)),
+        "win_rate_ci95": list(wilson_counts(wins, episodes)),
         "mean_reward": float(rewards_a.mean()) if episodes else float("nan"),
         "reward_ci95": [float(rewards_a.mean() - half), float(rewards_a.mean() + half)] if episodes else [float("nan")] * 2,
         "mean_points": float(np.mean(points)) if episodes else float("nan"),
