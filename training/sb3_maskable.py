@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import platform
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -238,14 +237,11 @@ def _versions() -> dict[str, str]:
     import gymnasium
     import sb3_contrib
     import stable_baselines3
-    import torch
 
-    import whist_env
+    from agents.checkpoint import versions
 
     return {
-        "python": platform.python_version(),
-        "whist_env": whist_env.__version__,
-        "torch": torch.__version__,
+        **versions(),
         "stable_baselines3": stable_baselines3.__version__,
         "sb3_contrib": sb3_contrib.__version__,
         "gymnasium": gymnasium.__version__,
