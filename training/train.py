@@ -38,7 +38,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
 
 
 def make_evaluator(config: Any, opponents: dict[str, Any], num_deals: int) -> Any:
-    """``f(net, step) -> {"eval/<opponent>/win_rate": float, "eval/<opponent>/points_per_hand": float}``.
+    """``f(net, step) -> {"eval/<opponent>/win_rate": float, "eval/<opponent>/points_per_hand": float,
+    "eval/<opponent>/points_per_hand_ci_low": float, "eval/<opponent>/points_per_hand_ci_high": float}``.
 
     Plays ``num_deals`` duplicate deals of the current network (greedy) against each opponent.
     """
@@ -53,6 +54,8 @@ def make_evaluator(config: Any, opponents: dict[str, Any], num_deals: int) -> An
                                 duplicate=config.eval.duplicate)
             out[f"eval/{label}/win_rate"] = res.win_rate
             out[f"eval/{label}/points_per_hand"] = res.points_per_hand
+            # the 95% interval, drawn as a band by `whist plot`
+            out[f"eval/{label}/points_per_hand_ci_low"], out[f"eval/{label}/points_per_hand_ci_high"] = res.points_per_hand_ci
         return out
 
     return evaluate
