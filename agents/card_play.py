@@ -72,7 +72,9 @@ class CardView:
         seat, partner, num_players, ctx; ``hand`` (ids), ``mine``; ``played`` (every card played
         this hand, ours included); ``unseen`` (cards another seat may hold); ``trick``
         (``[(seat, card)]``); ``led`` (led suit or ``None``); ``voids`` (per seat, bitmask over
-        suits 0..3 the seat has shown out of); ``known`` (per seat, cards known to be held).
+        suits 0..3 the seat has shown out of); ``known`` (per seat, cards known to be held);
+        ``leads`` (``[(seat, card)]``, the first card of every trick of the hand so far, the trick
+        in progress included).
     """
 
     def __init__(
@@ -95,10 +97,12 @@ class CardView:
         self.voids = [0] * num_players
         self.known = [0] * num_players
         self.played = 0
+        self.leads: list[tuple[int, int]] = []
         plays = [(int(e[1]), card_from_str(e[2])) for e in info_state.get("events", ()) if e[0] == "play"]
         eff = ctx.eff_suit
         for start in range(0, len(plays), num_players):
             trick = plays[start : start + num_players]
+            self.leads.append(trick[0])
             for i, (seat, card) in enumerate(trick):
                 self.played |= 1 << card
                 if not infer_voids:
