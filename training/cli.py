@@ -43,6 +43,25 @@ def parse_rule_option(text: str) -> tuple[str, Any]:
     return key.strip(), parsed
 
 
+def add_game_arguments(parser: argparse.ArgumentParser, option_help: str = "") -> None:
+    """Add ``--game`` (default classic_whist) and the repeatable ``--option KEY=VALUE``."""
+    from whist_env import GAMES
+
+    parser.add_argument("--game", default="classic_whist", help=f"game to play: {', '.join(GAMES)} (default: %(default)s)")
+    parser.add_argument("--option", action="append", default=[], type=parse_rule_option, metavar="KEY=VALUE",
+                        help="rule option of the game (repeatable), value read as YAML, e.g. --option honours=false" + option_help)
+
+
+def add_match_arguments(parser: argparse.ArgumentParser, deals: int, agents_help: str = "") -> None:
+    """Add ``--agents SPEC ...``, ``--deals N`` (default ``deals``) and ``--seed``."""
+    from agents import AGENT_SPECS
+
+    parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
+                        help=f"two or more agent specs ({', '.join(AGENT_SPECS)}){agents_help}")
+    parser.add_argument("--deals", type=int, default=deals, help="deals per pair (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random agents (default: %(default)s)")
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The top-level argument parser with one subparser per subcommand.
 

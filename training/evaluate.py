@@ -495,8 +495,7 @@ def save_results(results: list[PairResult], out_dir: str | Path) -> list[Path]:
 # ---------------------------------------------------------------------------------- command line
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     """Add the ``whist eval`` arguments to ``parser``."""
-    from agents import AGENT_SPECS
-    from training.cli import parse_rule_option
+    from training.cli import add_game_arguments, add_match_arguments
 
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = (
@@ -506,29 +505,8 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "and the p-value of a t-test over deals.\n\n"
         "example: whist eval --game classic_whist --agents heuristic random --deals 2000 --out runs/eval"
     )
-    from whist_env import GAMES
-
-    parser.add_argument(
-        "--game", default="classic_whist", help=f"game to play: {', '.join(GAMES)} (default: %(default)s)"
-    )
-    parser.add_argument(
-        "--agents",
-        nargs="+",
-        required=True,
-        metavar="SPEC",
-        help=f"two or more agent specs ({', '.join(AGENT_SPECS)}); every pair among them plays a match",
-    )
-    parser.add_argument("--deals", type=int, default=1000, help="deals per pair (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random agents (default: %(default)s)")
-    parser.add_argument(
-        "--option",
-        action="append",
-        default=[],
-        type=parse_rule_option,
-        metavar="KEY=VALUE",
-        help="rule option of the game (repeatable), value read as YAML, e.g. --option honours=false; "
-        "one play is one hand unless --option episode=game",
-    )
+    add_game_arguments(parser, "; one play is one hand unless --option episode=game")
+    add_match_arguments(parser, deals=1000, agents_help="; every pair among them plays a match")
     parser.add_argument("--no-duplicate", action="store_true", help="play each deal once instead of once per side")
     parser.add_argument("--out", default=None, metavar="DIR", help="folder for results.json and results.csv (default: print only)")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -21,9 +21,7 @@ from training.store import DEFAULT_PATH
 
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     """Add the ``whist league`` arguments to ``parser``."""
-    from agents import AGENT_SPECS
-    from training.cli import parse_rule_option
-    from whist_env import GAMES
+    from training.cli import add_game_arguments, add_match_arguments
 
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = (
@@ -31,15 +29,9 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "already stored (and so resumes an interrupted one). A spec listed twice gets a suffix (random#2).\n\n"
         "example: whist league --game classic_whist --agents random heuristic random --deals 300"
     )
-    parser.add_argument("--game", default="classic_whist", help=f"game to play: {', '.join(GAMES)} (default: %(default)s)")
-    parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                        help=f"two or more agent specs ({', '.join(AGENT_SPECS)})")
-    parser.add_argument("--deals", type=int, default=300, help="duplicate deals per pair (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random agents (default: %(default)s)")
+    add_game_arguments(parser, "; one play is one hand unless --option episode=game")
+    add_match_arguments(parser, deals=300)
     parser.add_argument("--db", default=str(DEFAULT_PATH), metavar="PATH", help="results store (default: %(default)s)")
-    parser.add_argument("--option", action="append", default=[], type=parse_rule_option, metavar="KEY=VALUE",
-                        help="rule option of the game (repeatable), value read as YAML; one play is one hand "
-                        "unless --option episode=game")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
 

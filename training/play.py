@@ -353,8 +353,7 @@ def _ask(env: Any, stdin: TextIO, say: Any) -> int:
 def configure_parser(parser: argparse.ArgumentParser) -> None:
     """Add the ``whist play`` arguments to ``parser``."""
     from agents import AGENT_SPECS
-    from training.cli import parse_rule_option
-    from whist_env import GAMES
+    from training.cli import add_game_arguments
 
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.epilog = (
@@ -362,13 +361,11 @@ def configure_parser(parser: argparse.ArgumentParser) -> None:
         "'help' for the legal actions, 'quit' to leave.\n\n"
         "example: whist play --game classic_whist --seat 0 --opponents heuristic --option episode=hand"
     )
-    parser.add_argument("--game", default="classic_whist", help=f"game to play: {', '.join(GAMES)} (default: %(default)s)")
+    add_game_arguments(parser)
     parser.add_argument("--seat", type=int, default=0, help="your seat, 0-based: you play player_<seat> (default: %(default)s)")
     parser.add_argument("--opponents", default="heuristic", metavar="SPEC",
                         help=f"agent for every other seat: {', '.join(AGENT_SPECS)} (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the opponents (default: random)")
-    parser.add_argument("--option", action="append", default=[], type=parse_rule_option, metavar="KEY=VALUE",
-                        help="rule option of the game (repeatable), value read as YAML, e.g. --option episode=hand")
     parser.add_argument("--record", default=None, metavar="OUT.jsonl",
                         help="where to save the game record (default: runs/play/<game>-<date>.jsonl)")
 
