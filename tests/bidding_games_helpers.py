@@ -10,20 +10,20 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterable, Mapping, Sequence
 
-import numpy as np
+from new_games_helpers import (  # noqa: F401  (re-exported to the Romanian and Bid Whist tests)
+    DECK_52,
+    DECK_54,
+    c,
+    last_trick_winner,
+    lowest_legal,
+    new_game,
+    play_until_last_trick,
+)
 
-from whist_env.engine.cards import card_from_str, card_to_str, cards_of
-from whist_env.engine.tricks import trick_winner
+from whist_env.engine.cards import card_to_str, cards_of
 from whist_env.rules.base import TrickTakingGame
 
 RANKS = "23456789TJQKA"
-DECK_52 = [r + s for s in "CDHS" for r in RANKS]
-DECK_54 = DECK_52 + ["JKR", "JKB"]
-
-
-def c(text: str) -> int:
-    """Card id of a card text."""
-    return card_from_str(text)
 
 
 def texts(mask: int) -> set[str]:
@@ -67,37 +67,12 @@ def fill_hands(
     return hands, rest
 
 
-def new_game(cls: type[TrickTakingGame], deal: Mapping | None = None, seed: int = 0, **options) -> TrickTakingGame:
-    """A rules object of ``cls`` reset with ``deal`` (or a random deal)."""
-    game = cls(**options)
-    game.reset(np.random.default_rng(seed), deal)
-    return game
-
-
 def act(game: TrickTakingGame, *labels: str):
     """Apply actions given as labels (``"QH"``, ``"bid:2"``, ``"pass"``); return the last outcome."""
     outcome = None
     for label in labels:
         outcome = game.apply(game.action_id(label))
     return outcome
-
-
-def lowest_legal(game: TrickTakingGame) -> int:
-    """The lowest legal action id."""
-    return game.legal_action_list()[0]
-
-
-def play_until_last_trick(game: TrickTakingGame) -> None:
-    """Play the lowest legal card until every seat holds one card and a trick is to be led."""
-    while not (game.trick == [] and all(h.bit_count() == 1 for h in game.hands)):
-        game.apply(lowest_legal(game))
-
-
-def single_card_trick_winner(game: TrickTakingGame) -> int:
-    """Winner of the next trick when every seat holds exactly one card (computed, not played)."""
-    n = game.num_players
-    plays = [((game.leader + i) % n, next(cards_of(game.hands[(game.leader + i) % n]))) for i in range(n)]
-    return trick_winner(plays, game.ctx)
 
 
 def finish_with_tricks(game: TrickTakingGame, group: Iterable[int], took: int, before_last_card=None):
@@ -119,7 +94,7 @@ def finish_with_tricks(game: TrickTakingGame, group: Iterable[int], took: int, b
     last = list(game.hands)
     for perm in itertools.permutations(range(n)):
         game.hands = [last[p] for p in perm]
-        winner = single_card_trick_winner(game)
+        winner = last_trick_winner(game)
         if (winner in group and took >= 1) or (winner not in group and total - took >= 1):
             break
     else:  # pragma: no cover - a test set-up error

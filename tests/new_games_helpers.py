@@ -1,4 +1,5 @@
-"""Shared helpers for the Minnesota, German and Cutthroat Whist tests (RULES.md §3, §4, §7).
+"""Shared helpers for the rules tests of Minnesota, German and Cutthroat Whist (RULES.md §3, §4,
+§7); the Romanian and Bid Whist helpers build on them.
 
 They drive the rules classes directly with fixed deals and compute the expected legal sets
 independently of the engine, from the text of RULES.md §1.4 and §6.3.
@@ -62,8 +63,8 @@ DECK_52 = [r + s for s in "CDHS" for r in "23456789TJQKA"]
 DECK_54 = DECK_52 + ["JKR", "JKB"]
 
 
-def new_game(cls: type[TrickTakingGame], deal: Mapping, seed: int = 0, **options) -> TrickTakingGame:
-    """A rules object of ``cls`` reset with the fixed ``deal``."""
+def new_game(cls: type[TrickTakingGame], deal: Mapping | None = None, seed: int = 0, **options) -> TrickTakingGame:
+    """A rules object of ``cls`` reset with the fixed ``deal`` (or a random deal)."""
     game = cls(**options)
     game.reset(np.random.default_rng(seed), deal)
     return game

@@ -9,10 +9,10 @@ from bidding_games_helpers import (
     c,
     fill_hands,
     finish_with_tricks,
+    last_trick_winner,
     lowest_legal,
     new_game,
     romanian_deck_texts,
-    single_card_trick_winner,
     texts,
 )
 
@@ -62,7 +62,7 @@ def play_deal(game: RomanianWhist, seat: int, bid: int | None, took: int | None,
     """Play one deal in which ``seat`` bids ``bid`` and takes ``took`` tricks; for a 1-card deal
     pass ``exact`` instead and the bid follows from the trick's winner. Returns the outcome."""
     if game.k == 1 and exact is not None:
-        took = int(single_card_trick_winner(game) == seat)
+        took = int(last_trick_winner(game) == seat)
         bid = took if exact else 1 - took
     bid_round(game, {seat: bid})
     return finish_with_tricks(game, {seat}, took)
