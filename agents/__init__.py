@@ -2,7 +2,8 @@
 
 ``make_agent(spec, game, seed)`` builds an agent from a short text spec, as the ``whist eval``
 command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based player) or
-``"checkpoint:PATH"`` (a trained network, :class:`agents.neural.NeuralAgent`).
+``"checkpoint:PATH"`` (a trained network, :class:`agents.neural.NeuralAgent`) or ``"sb3:PATH"``
+(a ``MaskablePPO`` model zip from ``whist sb3-train``, :class:`agents.sb3_agent.SB3Agent`).
 """
 
 from __future__ import annotations
@@ -27,24 +28,25 @@ HEURISTICS: dict[str, type] = {
 }
 
 #: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
-AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH")
+AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "sb3:PATH")
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
     """Build the agent described by ``spec`` for ``game``.
 
     Args:
-        spec: ``"random"``, ``"heuristic"`` or ``"checkpoint:PATH"`` (case-insensitive kind;
-            the path is taken as written).
+        spec: ``"random"``, ``"heuristic"``, ``"checkpoint:PATH"`` or ``"sb3:PATH"``
+            (case-insensitive kind; the path is taken as written).
         game: a game name of ``whist_env.GAMES`` such as ``"classic_whist"``.
         seed: seed of the agent's own random generator (random agent), ``None`` for fresh entropy.
     Returns:
         an object implementing :class:`Policy`.
     Raises:
-        ValueError: on an unknown spec, an empty checkpoint path, or ``"heuristic"`` for a game
-            that has none (the message names the games that have one).
-        Errors of :meth:`agents.neural.NeuralAgent.from_checkpoint` (missing file, a checkpoint
-        of another game or shape) propagate unchanged.
+        ValueError: on an unknown spec, an empty path, or ``"heuristic"`` for a game that has
+            none (the message names the games that have one).
+        Errors of :meth:`agents.neural.NeuralAgent.from_checkpoint` and
+        :meth:`agents.sb3_agent.SB3Agent.from_zip` (missing file, a directory, a file of the
+        other kind, a model of another game or shape) propagate unchanged.
     """
     if not isinstance(spec, str):
         raise ValueError(f"agent spec must be a string, got {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
@@ -64,6 +66,12 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
         from agents.neural import NeuralAgent  # torch is heavy: import only when needed
 
         return NeuralAgent.from_checkpoint(rest, game=game)
+    if kind == "sb3" and sep:
+        if not rest:
+            raise ValueError("agent spec 'sb3:' needs a path, e.g. sb3:runs/sb3/model.zip")
+        from agents.sb3_agent import SB3Agent  # stable-baselines3 is heavy: import only when needed
+
+        return SB3Agent.from_zip(rest, game=game)
     raise ValueError(f"unknown agent spec {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
 
 

@@ -25,6 +25,8 @@ from typing import Any
 
 import torch
 
+from agents.sb3_agent import is_sb3_zip
+
 FORMAT = "whist-env-checkpoint"
 FORMAT_VERSION = 1
 REQUIRED_KEYS = ("format", "format_version", "game", "options", "obs_size", "num_actions", "hidden_sizes", "model")
@@ -149,13 +151,13 @@ def load_checkpoint(
         The checkpoint dict (module docstring).
     Raises:
         FileNotFoundError: no such file.
-        ValueError: the file is corrupted or not a whist-env checkpoint, or its game,
+        ValueError: a directory (the message lists its ``.pt`` files), a stable-baselines3 model
+            zip (the message says to use ``sb3:PATH``), the file is corrupted or not a whist-env checkpoint, or its game,
             observation size or action count differs from the requested one (the message names
             the mismatch and both values).
     """
     path = Path(path)
-    if not path.is_file():
-        raise FileNotFoundError(f"checkpoint {path} does not exist")
+    _check_checkpoint_path(path)
     try:
         ckpt = torch.load(path, map_location=map_location, weights_only=True)
     except Exception as exc:  # truncated / corrupted / foreign pickle
@@ -171,6 +173,19 @@ def load_checkpoint(
         raise ValueError(f"checkpoint {path} has format_version {ckpt['format_version']}, newer than supported {FORMAT_VERSION}")
     check_compatible(ckpt, game=game, obs_size=obs_size, num_actions=num_actions, source=str(path))
     return ckpt
+
+
+def _check_checkpoint_path(path: Path) -> None:
+    """Raise the error that names what ``path`` is when it is not a checkpoint file."""
+    if path.is_dir():
+        found = sorted(str(p.relative_to(path)) for p in path.rglob("*.pt"))
+        listing = f"the .pt files in it: {', '.join(found[:10])}{' ...' if len(found) > 10 else ''}" if found else "it holds no .pt files"
+        raise ValueError(f"{path} is a directory, not a checkpoint file; {listing}")
+    if not path.exists():
+        raise FileNotFoundError(f"checkpoint {path} does not exist")
+    if is_sb3_zip(path):
+        raise ValueError(f"{path} is a stable-baselines3 model (as whist sb3-train saves), not a whist-env checkpoint; "
+                         f"use the agent spec sb3:{path}")
 
 
 def check_compatible(

@@ -1,4 +1,4 @@
-"""The masked actor-critic network shared by every seat (used by ``training.ppo`` and ``NeuralAgent``).
+"""The masked actor-critic network shared by every seat (used by ``training.learn.ppo`` and ``NeuralAgent``).
 
 Observations are seat-relative (DESIGN.md "Observations"), so one network plays any seat. Illegal
 actions are removed from the policy by setting their logits to :data:`MASKED_LOGIT` before the

@@ -1,4 +1,4 @@
-"""Bidding statistics from game records (training.bidding_stats): exact counts on hand-made records."""
+"""Bidding statistics from game records (training.evaluation.bidding): exact counts on hand-made records."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ import math
 import pytest
 from scipy.stats import binomtest
 
-from training.bidding_stats import bidding_stats, format_bidding_stats, main, wilson_interval
+from training.cli import main as whist
+from training.evaluation.bidding import bidding_stats, format_bidding_stats
+from training.evaluation.stats import wilson_counts
 
 AGENTS = ["player_0", "player_1", "player_2", "player_3"]
 
@@ -81,7 +83,7 @@ def test_bid_whist_contracts_made_with_the_kitty_book():
     stats = bidding_stats([made, set_, no_kitty, unfinished])["bid_whist"]
     h, r = stats["heuristic"], stats["random"]
     assert (h["hands"], h["contracts"], h["made"], h["mean_level"]) == (3, 1, 1, 5.0)
-    assert h["by_mode"] == {"notrump": {"contracts": 1, "made": 1, "share": 1.0, "ci": pytest.approx(wilson_interval(1, 1))}}
+    assert h["by_mode"] == {"notrump": {"contracts": 1, "made": 1, "share": 1.0, "ci": pytest.approx(wilson_counts(1, 1))}}
     assert (r["hands"], r["contracts"], r["made"], r["mean_level"]) == (3, 2, 1, 4.0)
     assert {m: (v["contracts"], v["made"]) for m, v in r["by_mode"].items()} == {"downtown": (1, 0), "uptown": (1, 1)}
     assert r["share"] == 0.5
@@ -98,7 +100,7 @@ def test_bid_whist_credits_the_declaring_partnership_by_seat():
 def test_other_games_are_ignored_and_empty_input_gives_no_tables():
     assert bidding_stats([{"game": "classic_whist", "hands": [], "actions": []}]) == {}
     assert "no Romanian Whist or Bid Whist records" in format_bidding_stats({})
-    assert all(math.isnan(x) for x in wilson_interval(0, 0))
+    assert all(math.isnan(x) for x in wilson_counts(0, 0))
 
 
 def test_command_line_prints_tables_and_json(tmp_path, capsys):
@@ -106,10 +108,10 @@ def test_command_line_prints_tables_and_json(tmp_path, capsys):
     recs = [romanian_record(HR, [(2, {"player_0": 1, "player_1": 0, "player_2": 0, "player_3": 0}, {"player_0": 1, "player_1": 1})]),
             bid_whist_record(HR, [("player_0", "bid:4:uptown")], {"player_0": 9})]
     path.write_text("".join(json.dumps(r) + "\n" for r in recs))
-    assert main([str(path)]) == 0
+    assert whist(["bid-stats", str(path)]) == 0
     out = capsys.readouterr().out
     assert "Romanian Whist: exact bids" in out and "Bid Whist: contracts" in out
-    assert main([str(path), "--json"]) == 0
+    assert whist(["bid-stats", str(path), "--json"]) == 0
     data = json.loads(capsys.readouterr().out)
     assert data["romanian_whist"]["heuristic"]["exact"] == 1
     assert data["romanian_whist"]["random"]["exact"] == 2  # player_2 and player_3 bid 0 and took 0
@@ -117,8 +119,6 @@ def test_command_line_prints_tables_and_json(tmp_path, capsys):
 
 
 def test_whist_eval_bid_stats_flag(capsys):
-    from training.cli import main as whist
-
     assert whist(["eval", "--game", "romanian_whist", "--agents", "heuristic", "random", "--deals", "3", "--quiet", "--bid-stats"]) == 0
     out = capsys.readouterr().out
     assert "points/hand" in out and "Romanian Whist: exact bids" in out

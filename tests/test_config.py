@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from training.config import ConfigError, ExperimentConfig, config_from_dict, load_config
+from training.learn.config import ConfigError, ExperimentConfig, config_from_dict, load_config
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 

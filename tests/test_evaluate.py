@@ -10,7 +10,7 @@ import pytest
 
 from agents import ClassicHeuristicAgent, RandomAgent
 from training import cli
-from training.evaluate import PairResult, deal_options, evaluate_pair, format_table, save_results
+from training.evaluation.match import PairResult, deal_options, evaluate_pair, format_table, save_results
 from whist_env import GAMES, classic_whist_v0
 
 
@@ -194,7 +194,8 @@ def num_sides(game: str) -> int:
 
 
 def test_win_rate_interval_never_collapses_on_identical_deals():
-    from training.evaluate import summarize_pair, wilson_interval
+    from training.evaluation.match import summarize_pair
+    from training.evaluation.stats import wilson_interval
 
     r = summarize_pair([0.0] * 5, [0.5] * 5, agent_a="a", agent_b="b", game="classic_whist", hands=10)
     lo, hi = r.win_rate_ci
@@ -210,7 +211,7 @@ def test_win_rate_interval_never_collapses_on_identical_deals():
 
 
 def test_rule_differences_name_the_options_a_checkpoint_was_trained_with():
-    from training.evaluate import rule_differences
+    from training.evaluation.match import rule_differences
     from whist_env.rules.classic import ClassicOptions
 
     class Trained:

@@ -9,8 +9,8 @@ import math
 import pytest
 
 from training.cli import main
-from training.ratings import compute_leaderboard, compute_leaderboards
-from training.store import ResultsStore
+from training.evaluation.ratings import compute_leaderboard, compute_leaderboards
+from training.evaluation.store import ResultsStore
 
 AGENTS = ["random", "heuristic", "random"]
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from training import cli
-from training.play import describe_table, format_hand, parse_action
+from training.viewers.play import describe_table, format_hand, parse_action
 from whist_env import bid_whist_v0, classic_whist_v0
 from whist_env.records import read_records, replay_record
 

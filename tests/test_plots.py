@@ -7,8 +7,10 @@ import math
 import pytest
 
 from training.cli import main
-from training.evaluate import DealOutcome, PlayOutcome, summarize_pair
-from training.plots import (
+from training.evaluation.match import DealOutcome, PlayOutcome, summarize_pair
+from training.evaluation.ratings import AgentRating, Leaderboard
+from training.evaluation.store import ResultsStore
+from training.viewers.plots import (
     bid_accuracy,
     plot_bid_accuracy,
     plot_learning_curve,
@@ -16,8 +18,6 @@ from training.plots import (
     plot_win_rate_heatmap,
     read_eval_scalars,
 )
-from training.ratings import AgentRating, Leaderboard
-from training.store import ResultsStore
 from whist_env.records import write_records
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -143,7 +143,7 @@ LONG = "checkpoint:runs/classic_default/checkpoints/final.pt@e0f5e1fb"
 
 
 def test_short_labels_of_checkpoint_agents():
-    from training.plots import LABEL_WIDTH, short_label, short_labels
+    from training.viewers.plots import LABEL_WIDTH, short_label, short_labels
 
     assert short_label(LONG) == "ckpt:classic_default/final@e0f5e1fb"
     assert short_label("heuristic") == "heuristic"
@@ -178,7 +178,7 @@ def test_heat_map_of_many_checkpoint_agents_fits_its_labels(tmp_path, monkeypatc
     assert _is_png(heat) and _is_png(ratings_png)
     assert _image_size(heat)[0] > _image_size(small)[0] and _image_size(heat)[1] > _image_size(small)[1]  # sized to the agents
     # the labels drawn are the short ones
-    import training.plots as plots
+    import training.viewers.plots as plots
 
     seen = []
     original = plots._save
@@ -217,7 +217,7 @@ def test_learning_curve_of_a_run_without_evaluation_draws_the_training_curve(tmp
         for step in (2048, 4096):
             w.add_scalar("charts/episode_return", 0.0, step)
             w.add_scalar("losses/policy_loss", 0.1, step)
-    import training.plots as plots
+    import training.viewers.plots as plots
 
     titles = []
     original = plots._save

@@ -14,7 +14,7 @@ import pytest
 
 from agents import RandomAgent
 from training import cli
-from training.replay_html import build_page_data, render_html
+from training.viewers.replay import build_page_data, render_html
 from whist_env import GAMES
 from whist_env.records import record_episode, write_records
 

@@ -5,21 +5,25 @@ from __future__ import annotations
 import argparse
 import json
 
-import numpy as np
 import pytest
 
 pytest.importorskip("sb3_contrib")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
-from training import sb3_maskable  # noqa: E402
+from training import cli  # noqa: E402
+from training.learn import sb3 as sb3_maskable  # noqa: E402
 from whist_env.wrappers import SingleAgentWhistEnv  # noqa: E402
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
     parser = argparse.ArgumentParser()
-    sb3_maskable.configure_parser(parser)
+    cli.configure_sb3_train(parser)
     return parser.parse_args(argv)
+
+
+def sb3_train(argv: list[str]) -> int:
+    return cli.main(["sb3-train", *argv])
 
 
 def test_tiny_maskable_ppo_run_predicts_legal_actions(tmp_path):
@@ -47,41 +51,29 @@ def test_tiny_maskable_ppo_run_predicts_legal_actions(tmp_path):
             done = terminated or truncated
 
 
-def test_sb3_train_command_end_to_end(tmp_path):
+def test_sb3_train_command_end_to_end(tmp_path, capsys):
     out = tmp_path / "run"
-    args = parse(
-        [
-            "--timesteps",
-            "256",
-            "--n-steps",
-            "128",
-            "--batch-size",
-            "64",
-            "--n-epochs",
-            "1",
-            "--net-arch",
-            "32",
-            "--eval-hands",
-            "20",
-            "--seed",
-            "3",
-            "--out",
-            str(out),
-            "--option",
-            "honours=false",
-            "--log-every",
-            "0",
-        ]
-    )
-    assert sb3_maskable.run(args) == 0
+    argv = ["--timesteps", "256", "--n-steps", "128", "--batch-size", "64", "--n-epochs", "1", "--net-arch", "32",
+            "--eval-deals", "4", "--seed", "3", "--out", str(out), "--option", "honours=false", "--log-every", "0",
+            "--opponents", "random"]
+    assert sb3_train(argv) == 0
     assert (out / "model.zip").is_file()
     assert list((out / "tb").rglob("events.out.tfevents.*"))
+    printed = capsys.readouterr().out
     results = json.loads((out / "results.json").read_text())
     assert results["options"]["honours"] is False and results["options"]["episode"] == "hand"
-    ev = results["eval"]["maskable_ppo"]
-    assert ev["episodes"] == 20 and ev["wins"] + ev["losses"] + ev["ties"] == 20
-    lo, hi = ev["win_rate_ci95"]
-    assert 0.0 <= lo <= ev["win_rate"] <= hi <= 1.0
+    # whist eval's evaluation: the model, then the random reference, against each opponent spec
+    assert [(r["agent_a"], r["agent_b"]) for r in results["eval"]] == [(f"sb3:{out}", "random"), ("random", "random")]
+    for r in results["eval"]:
+        assert r["deals"] == 4 and r["hands"] == 8 and r["duplicate"] is True
+        lo, hi = r["win_rate_ci"]
+        assert 0.0 <= lo <= r["win_rate"] <= hi <= 1.0
+    # printed in whist eval's table format
+    from training.evaluation.match import PairResult, format_table
+
+    rows = [PairResult(**{**r, "win_rate_ci": tuple(r["win_rate_ci"]), "points_per_hand_ci": tuple(r["points_per_hand_ci"]),
+                          "p_value": float("nan") if r["p_value"] is None else r["p_value"]}) for r in results["eval"]]
+    assert format_table(rows) in printed
     model = MaskablePPO.load(out / "model.zip", device="cpu")
     assert model.action_space.n == 52
 
@@ -108,17 +100,16 @@ def test_option_values_are_parsed_as_yaml():
 )
 def test_bad_arguments_fail_with_a_message(tmp_path, capsys, argv, message):
     extra = [] if "--timesteps" in argv else ["--timesteps", "16"]
-    args = parse([*argv, *extra, "--out", str(tmp_path / "x")])
-    assert sb3_maskable.run(args) == 2
-    assert message in capsys.readouterr().err
+    assert sb3_train([*argv, *extra, "--out", str(tmp_path / "x")]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.startswith("whist sb3-train: error: ")
 
 
 def test_cuda_without_cuda_is_an_error_not_a_silent_fallback(tmp_path, capsys, monkeypatch):
     import torch
 
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
-    args = parse(["--device", "cuda", "--timesteps", "16", "--out", str(tmp_path / "x")])
-    assert sb3_maskable.run(args) == 2
+    assert sb3_train(["--device", "cuda", "--timesteps", "16", "--out", str(tmp_path / "x")]) == 2
     err = capsys.readouterr().err
     assert "--device cuda" in err and "torch.cuda.is_available() is False" in err and "Traceback" not in err
     assert not (tmp_path / "x" / "model.zip").exists()
@@ -126,7 +117,7 @@ def test_cuda_without_cuda_is_an_error_not_a_silent_fallback(tmp_path, capsys, m
 
 def test_help_states_each_default_once():
     parser = argparse.ArgumentParser(prog="whist sb3-train")
-    sb3_maskable.configure_parser(parser)
+    cli.configure_sb3_train(parser)
     text = " ".join(parser.format_help().split())
     assert "(default: None)" not in text and "(default: False)" not in text
     assert text.count("--seed + 1000") == 1
@@ -138,11 +129,3 @@ def test_make_opponents_per_seat():
     opponents = sb3_maskable.make_opponents(["random", "heuristic", "random"], "classic_whist", [1, 2, 3], seed=0)
     assert sorted(opponents) == [1, 2, 3]
     assert all(callable(p.act) for p in opponents.values())
-
-
-def test_evaluate_counts_every_episode():
-    env = SingleAgentWhistEnv("classic_whist")
-    rng = np.random.default_rng(0)
-    res = sb3_maskable.evaluate(env, lambda obs, mask: int(rng.choice(np.flatnonzero(mask))), 30, seed=1)
-    assert res["episodes"] == 30 and res["wins"] + res["losses"] + res["ties"] == 30
-    assert res["win_rate"] == res["wins"] / 30

@@ -14,8 +14,8 @@ import pytest
 
 from agents import RandomAgent
 from training.cli import main
-from training.evaluate import DealOutcome, PlayOutcome, evaluate_pair
-from training.store import SCHEMA_VERSION, ResultsStore, StoreError, agent_identity, file_sha256
+from training.evaluation.match import DealOutcome, PlayOutcome, evaluate_pair
+from training.evaluation.store import SCHEMA_VERSION, ResultsStore, StoreError, agent_identity, file_sha256
 
 ROOT = Path(__file__).resolve().parents[1]
 

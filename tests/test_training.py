@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import argparse
 import math
 from pathlib import Path
 
@@ -14,8 +13,8 @@ import yaml
 from agents.checkpoint import load_checkpoint
 from agents.network import ActorCritic, masked_entropy, masked_log_probs, sample_actions
 from agents.neural import NeuralAgent
-from training.config import config_from_dict
-from training.ppo import PPOTrainer, SelfPlayCollector, build_batch, compute_gae, seat_sides
+from training.learn.config import config_from_dict
+from training.learn.ppo import PPOTrainer, SelfPlayCollector, build_batch, compute_gae, seat_sides
 from whist_env import classic_whist_v0
 from whist_env.envs.whist_env import WhistEnv
 from whist_env.rules.classic import ClassicWhist
@@ -227,25 +226,22 @@ def test_resume_continues_from_latest(tmp_path):
         PPOTrainer(bigger).load_state(load_checkpoint(latest))
 
 
-def cli_args(config_path: Path, **kw) -> argparse.Namespace:
-    from training import train
+def whist_train(config_path: Path, **kw) -> int:
+    """``whist train CONFIG --no-progress [--key value ...]`` through the real command line."""
+    from training.cli import main
 
-    parser = argparse.ArgumentParser()
-    train.configure_parser(parser)
-    argv = [str(config_path), "--no-progress"]
+    argv = ["train", str(config_path), "--no-progress"]
     for k, v in kw.items():
         argv += [f"--{k.replace('_', '-')}"] + ([] if v is True else [str(v)])
-    return parser.parse_args(argv)
+    return main(argv)
 
 
 def test_whist_train_cli_end_to_end_and_resume(tmp_path, capsys):
-    from training import train
-
     path = tmp_path / "tiny.yaml"
     data = tiny_config(tmp_path, total_steps=256)
     data["eval"].update(interval_steps=128, opponents=["random", "heuristic"])  # the real evaluate_pair, mid-run
     path.write_text(yaml.safe_dump(data))
-    assert train.run(cli_args(path)) == 0
+    assert whist_train(path) == 0
     out = capsys.readouterr().out
     run_dir = tmp_path / "tiny"
     assert "random" in out and "heuristic" in out and (run_dir / "checkpoints" / "final.pt").exists()
@@ -259,18 +255,16 @@ def test_whist_train_cli_end_to_end_and_resume(tmp_path, capsys):
     expected = {"charts/episode_return", "charts/steps_per_second", "losses/policy_loss", "losses/value_loss", "losses/entropy",
                 "losses/approx_kl", "losses/clip_fraction", "eval/random/win_rate", "eval/heuristic/points_per_hand"}
     assert expected <= tags
-    assert train.run(cli_args(path)) == 2  # refuses to overwrite a run
+    assert whist_train(path) == 2  # refuses to overwrite a run
     assert "--resume" in capsys.readouterr().err
-    assert train.run(cli_args(path, resume=True, total_steps=512, eval_deals=0)) == 0
+    assert whist_train(path, resume=True, total_steps=512, eval_deals=0) == 0
     assert load_checkpoint(run_dir / "checkpoints" / "latest.pt")["global_step"] == 512
 
 
 def test_whist_train_cli_bad_config(tmp_path, capsys):
-    from training import train
-
     path = tmp_path / "bad.yaml"
     path.write_text("game: classic_whist\ntrain:\n  lr: fast\n")
-    assert train.run(cli_args(path)) == 2
+    assert whist_train(path) == 2
     assert "train.lr" in capsys.readouterr().err
 
 
@@ -279,38 +273,34 @@ def test_resume_of_a_finished_run_leaves_its_checkpoints_alone(tmp_path, capsys)
     rewrite final.pt (nor latest.pt)."""
     import hashlib
 
-    from training import train
-
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(tiny_config(tmp_path, total_steps=256)))
-    assert train.run(cli_args(path, eval_deals=0)) == 0
+    assert whist_train(path, eval_deals=0) == 0
     ckpts = tmp_path / "tiny" / "checkpoints"
     before = {p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in ckpts.iterdir()}
     assert set(before) == {"latest.pt", "final.pt"}
     capsys.readouterr()
-    assert train.run(cli_args(path, resume=True, eval_deals=0)) == 0
+    assert whist_train(path, resume=True, eval_deals=0) == 0
     out = capsys.readouterr().out
     assert "nothing to train" in out and "kept" in out
     after = {p.name: (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns) for p in ckpts.iterdir()}
     assert after == before
     # a missing final.pt (an interrupted run that reached its last step) is still written
     (ckpts / "final.pt").unlink()
-    assert train.run(cli_args(path, resume=True, eval_deals=0)) == 0
+    assert whist_train(path, resume=True, eval_deals=0) == 0
     assert load_checkpoint(ckpts / "final.pt")["global_step"] == 256
     assert hashlib.sha256((ckpts / "latest.pt").read_bytes()).hexdigest() == before["latest.pt"][0]
 
 
 @pytest.mark.parametrize("where", ["flag", "config"])
 def test_cuda_without_cuda_is_a_one_line_error(tmp_path, capsys, monkeypatch, where):
-    from training import train
-
     monkeypatch.setattr(torch.cuda, "is_available", lambda: False)
     data = tiny_config(tmp_path, total_steps=128)
     if where == "config":
         data["device"] = "cuda"
     path = tmp_path / "tiny.yaml"
     path.write_text(yaml.safe_dump(data))
-    assert train.run(cli_args(path, **({"device": "cuda"} if where == "flag" else {}))) == 2
+    assert whist_train(path, **({"device": "cuda"} if where == "flag" else {})) == 2
     err = capsys.readouterr().err
     assert "torch.cuda.is_available() is False" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert ("--device cuda" if where == "flag" else "device: cuda") in err

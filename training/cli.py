@@ -1,30 +1,43 @@
-"""The ``whist`` command line: ``whist train CONFIG``, ``whist eval ...``, ``whist sb3-train ...``.
+"""The ``whist`` command line: the arguments of every subcommand, and the call into the package
+that carries it out.
 
-Each subcommand lives in its own module exposing ``configure_parser(parser)`` and
-``run(args) -> int``; this file only wires them together (only the chosen subcommand's module
-is imported, so ``whist --help`` is fast).
+=================  ==============================================  =====================================
+subcommand         what it does                                    carried out by
+=================  ==============================================  =====================================
+``train``          self-play PPO from a YAML config, then eval     :func:`training.learn.train.run_train`
+``sb3-train``      one seat with sb3-contrib MaskablePPO           :func:`training.learn.sb3.run_sb3_train`
+``eval``           duplicate-deal matches with 95% intervals       :func:`training.evaluation.match.run_eval`
+``league``         stored round robin, openskill ratings           :func:`training.evaluation.league.run_league`
+``leaderboard``    ratings recomputed from the results store       :func:`training.evaluation.league.run_leaderboard`
+``bid-stats``      bidding statistics from game records            :func:`training.evaluation.bidding.run_bid_stats`
+``plot``           PNG figures                                     :func:`training.viewers.plots.run_plot`
+``replay``         HTML page stepping through a game record        :func:`training.viewers.replay.run_replay`
+``play``           a person plays in the terminal                  :func:`training.viewers.play.run_play`
+=================  ==============================================  =====================================
+
+Only the chosen subcommand's arguments are built and only its package is imported, so
+``whist --help`` is fast and one subcommand's imports never break another.
+
+Exit status: 0 success; 1 the command ran but found a failure (nothing to show, a record that does
+not replay); 2 bad usage or input (every message starts ``whist <command>: error:``); 130
+interrupted by Ctrl-C or SIGTERM (one line says what was kept). When the reader of the output goes
+away (``whist league ... | head``) the command stops quietly.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
-#: subcommand -> (module, one-line help)
-SUBCOMMANDS = {
-    "train": ("training.train", "train an agent by self-play PPO from a YAML config, then evaluate it"),
-    "eval": ("training.evaluate", "play duplicate-deal matches between agents and report win rates with 95 percent confidence intervals"),
-    "sb3-train": ("training.sb3_maskable", "train one seat with sb3-contrib MaskablePPO against fixed opponents"),
-    "league": ("training.league", "round robin of duplicate-deal matches between agents, stored, with openskill ratings"),
-    "leaderboard": ("training.leaderboard", "recompute ratings and pairwise win rates from the results store"),
-    "plot": ("training.plots", "write PNG figures from the results store and tensorboard logs"),
-    "replay": ("training.replay_html", "write a self-contained HTML page that steps through a game record"),
-    "play": ("training.play", "play a game in the terminal against heuristic or checkpoint opponents"),
-}
+from training.errors import CommandError, Interrupted
 
 
+# ---------------------------------------------------------------------------------- shared arguments
 def parse_rule_option(text: str) -> tuple[str, Any]:
     """Argument type of ``--option KEY=VALUE``: ``(key, value)`` with the value read as YAML
     (``5``, ``true``, ``[S, H, D, C]`` as a tuple; text that is not YAML stays text, an empty
@@ -52,32 +65,237 @@ def add_game_arguments(parser: argparse.ArgumentParser, option_help: str = "") -
                         help="rule option of the game (repeatable), value read as YAML, e.g. --option honours=false" + option_help)
 
 
-def add_match_arguments(parser: argparse.ArgumentParser, deals: int, agents_help: str = "") -> None:
-    """Add ``--agents SPEC ...``, ``--deals N`` (default ``deals``) and ``--seed``."""
+def _agent_specs() -> str:
     from agents import AGENT_SPECS
 
+    return ", ".join(AGENT_SPECS)
+
+
+def add_match_arguments(parser: argparse.ArgumentParser, deals: int, agents_help: str = "") -> None:
+    """Add ``--agents SPEC ...``, ``--deals N`` (default ``deals``) and ``--seed``."""
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
-                        help=f"two or more agent specs ({', '.join(AGENT_SPECS)}){agents_help}")
+                        help=f"two or more agent specs ({_agent_specs()}){agents_help}")
     parser.add_argument("--deals", type=int, default=deals, help="deals per pair (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random agents (default: %(default)s)")
 
 
-def build_parser(command: str | None = None) -> argparse.ArgumentParser:
-    """The top-level argument parser with one subparser per subcommand.
+def _default_store() -> str:
+    from training.evaluation.store import DEFAULT_PATH
 
-    Only the module of ``command`` (when given) is imported and asked for its options, so that
-    one subcommand's imports never slow down or break another; the others are listed with
-    their one-line help.
-    """
+    return str(DEFAULT_PATH)
+
+
+def _examples(parser: argparse.ArgumentParser, text: str) -> None:
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.epilog = text
+
+
+# ---------------------------------------------------------------------------------- learn
+def configure_train(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist train``."""
+    _examples(parser,
+              "examples:\n"
+              "  whist train configs/classic_default.yaml\n"
+              "  whist train configs/classic_default.yaml --resume --total-steps 2000000\n"
+              "  tensorboard --logdir runs\n\n"
+              "Ctrl-C (or SIGTERM) finishes the current update, saves checkpoints/latest.pt and exits 130;\n"
+              "--resume continues from it.")
+    parser.add_argument("config", help="experiment YAML file (see configs/classic_default.yaml)")
+    parser.add_argument("--resume", action="store_true", help="continue the run from RUN_DIR/checkpoints/latest.pt")
+    parser.add_argument("--total-steps", type=int, default=None, metavar="N", help="override train.total_steps (environment steps, all seats)")
+    parser.add_argument("--device", choices=["cpu", "cuda", "auto"], default=None, help="override the config's device")
+    parser.add_argument("--seed", type=int, default=None, help="override the config's seed")
+    parser.add_argument("--run-dir", default=None, metavar="DIR", help="override the run folder (default: log_dir/run_name)")
+    parser.add_argument("--eval-deals", type=int, default=None, metavar="N",
+                        help="deals per opponent in the final evaluation (override eval.final_num_deals; 0 skips it)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+
+
+def _seat_arg(text: str) -> int | str:
+    if text == "random":
+        return text
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a seat number or 'random', got {text!r}") from None
+
+
+def configure_sb3_train(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist sb3-train``."""
+    _examples(parser,
+              "The final evaluation is 'whist eval --agents sb3:OUT/model.zip SPEC' for every opponent spec (and\n"
+              "'random' against it as a reference), printed as whist eval prints it.\n\n"
+              "example: whist sb3-train --game classic_whist --timesteps 50000 --opponents random --out runs/sb3")
+    g = parser.add_argument_group("game")
+    add_game_arguments(g)
+    g.add_argument("--episode", choices=["hand", "game"], default="hand",
+                   help="what one training episode is: one deal or a whole game (default: %(default)s)")
+    g.add_argument("--learner-seat", type=_seat_arg, default=0,
+                   help="the learner's seat 0..N-1, or 'random' for a new seat every episode (default: %(default)s)")
+    g.add_argument("--partner", choices=["opponent", "self"], default="opponent",
+                   help="partnership games: who plays the learner's partner — an agent from --opponents, or the learner "
+                        "itself (both seats of its side are its decisions) (default: %(default)s)")
+    g.add_argument("--opponents", nargs="+", default=["random"], metavar="SPEC",
+                   help="agent specs for the other seats (random, heuristic, checkpoint:PATH, sb3:PATH): one spec for all of "
+                        "them, or one per seat the learner does not control, in seat order (fixed --learner-seat only) (default: random)")
+    t = parser.add_argument_group("training")
+    t.add_argument("--timesteps", type=int, default=50_000, help="learner decisions to train for (default: %(default)s)")
+    t.add_argument("--seed", type=int, default=0, help="seed of the env, the opponents, the network and the evaluation (default: %(default)s)")
+    t.add_argument("--out", type=Path, default=Path("runs/sb3"), help="run folder (model.zip, tb/, results.json) (default: %(default)s)")
+    t.add_argument("--n-envs", type=int, default=1, help="environments stepped per rollout (DummyVecEnv) (default: %(default)s)")
+    t.add_argument("--n-steps", type=int, default=2048, help="steps per env per rollout (default: %(default)s)")
+    t.add_argument("--batch-size", type=int, default=256, help="minibatch size (default: %(default)s)")
+    t.add_argument("--n-epochs", type=int, default=10, help="optimisation epochs per rollout (default: %(default)s)")
+    t.add_argument("--learning-rate", type=float, default=3e-4, help="Adam learning rate (default: %(default)s)")
+    t.add_argument("--gamma", type=float, default=1.0, help="discount (episodes are short and end with the hand's reward) (default: %(default)s)")
+    t.add_argument("--gae-lambda", type=float, default=0.95, help="GAE lambda (default: %(default)s)")
+    t.add_argument("--ent-coef", type=float, default=0.01, help="entropy bonus coefficient (default: %(default)s)")
+    t.add_argument("--net-arch", default="256,256", help="hidden layer sizes of the policy and value MLPs, comma-separated (default: %(default)s)")
+    t.add_argument("--device", default="cpu",
+                   help="torch device: cpu, cuda (an error when torch.cuda.is_available() is False) or auto (default: %(default)s)")
+    t.add_argument("--threads", type=int, default=1, help="torch CPU threads (torch.set_num_threads) (default: %(default)s)")
+    t.add_argument("--log-every", type=float, default=10.0, help="seconds between progress lines, 0: none (default: %(default)s)")
+    e = parser.add_argument_group("evaluation")
+    e.add_argument("--eval-deals", type=int, default=500,
+                   help="duplicate deals of the final evaluation against each opponent spec, 0 skips it (default: %(default)s)")
+    e.add_argument("--eval-seed", type=int, default=None, help="seed of the evaluation deals (default: --seed + 1000)")
+
+
+# ---------------------------------------------------------------------------------- evaluation
+def configure_eval(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist eval``."""
+    _examples(parser,
+              "Every pair of the listed agents plays the same deals; with duplicate deals (default) each\n"
+              "deal is replayed with the sides swapped so that card luck cancels. Reported from the first\n"
+              "agent's view: win rate (ties count half) and points per hand (A minus B) with 95% intervals,\n"
+              "and the p-value of a t-test over deals.\n\n"
+              "example: whist eval --game classic_whist --agents heuristic random --deals 2000 --out runs/eval")
+    add_game_arguments(parser, "; one play is one hand unless --option episode=game")
+    add_match_arguments(parser, deals=1000, agents_help="; every pair among them plays a match")
+    parser.add_argument("--no-duplicate", action="store_true", help="play each deal once instead of once per side")
+    parser.add_argument("--out", default=None, metavar="DIR", help="folder for results.json and results.csv (default: print only)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--records", default=None, metavar="DIR",
+                        help="save the game record of every play (docs/records.md): one JSON Lines file per match, "
+                             "DIR/<game>__<agent A>__vs__<agent B>.jsonl; view one with 'whist replay FILE --html out.html'")
+    parser.add_argument("--bid-stats", action="store_true",
+                        help="after the match table, print bidding statistics from the game records (exact bids in Romanian "
+                             "Whist, contracts made in Bid Whist); records go to a temporary folder without --records")
+
+
+def configure_league(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist league``."""
+    _examples(parser,
+              "Each deal is stored as soon as it is played; running the same league again skips the deals\n"
+              "already stored (and so resumes an interrupted one). A spec listed twice gets a suffix (random#2).\n\n"
+              "example: whist league --game classic_whist --agents random heuristic random --deals 300")
+    add_game_arguments(parser, "; one play is one hand unless --option episode=game")
+    add_match_arguments(parser, deals=300)
+    parser.add_argument("--db", default=_default_store(), metavar="PATH", help="results store (default: %(default)s)")
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+
+
+def configure_leaderboard(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist leaderboard``."""
+    _examples(parser, "example: whist leaderboard --db runs/results.sqlite --game classic_whist")
+    parser.add_argument("--db", default=_default_store(), metavar="PATH", help="results store (default: %(default)s)")
+    parser.add_argument("--game", default=None, help="only this game (default: every game in the store)")
+
+
+def configure_bid_stats(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist bid-stats``."""
+    _examples(parser, "example: whist bid-stats runs/records/romanian_whist__heuristic__vs__random.jsonl")
+    parser.add_argument("files", nargs="+", metavar="FILE.jsonl", help="game records (JSON Lines), e.g. from whist eval --records DIR")
+    parser.add_argument("--json", action="store_true", help="print the statistics as JSON instead of tables")
+
+
+# ---------------------------------------------------------------------------------- viewers
+def configure_plot(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist plot``."""
+    _examples(parser,
+              "Writes, as the inputs allow: winrate_heatmap_<game>.png and ratings_<game>.png per game of the\n"
+              "store (a suffix _2, _3 ... when a game was played with several option sets), learning_curve.png\n"
+              "from --logdir, bid_accuracy.png from --records.\n\n"
+              "examples (paths the main job and whist league create):\n"
+              "  whist plot --logdir runs/classic_default --out runs/plots\n"
+              "  whist plot --db runs/results.sqlite --logdir runs/classic_default --out runs/plots")
+    parser.add_argument("--db", default=None, metavar="PATH", help=f"results store (default: {_default_store()} when it exists)")
+    parser.add_argument("--game", default=None, help="only this game's leaderboards (default: every game)")
+    parser.add_argument("--logdir", nargs="+", default=[], metavar="RUNDIR", help="training run folders with tensorboard logs")
+    parser.add_argument("--records", nargs="+", default=[], metavar="FILE.jsonl", help="game record files (Romanian Whist bid accuracy)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="folder for the PNG files")
+
+
+def configure_replay(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist replay``."""
+    _examples(parser,
+              "Keys in the page: → / ← one action, ↓ / ↑ (PageDown / PageUp) one trick, Home / End.\n"
+              "Exit status 1 (the page is still written, with a red banner) when the record does not replay.\n\n"
+              "example: whist replay runs/records/classic_whist__heuristic__vs__random.jsonl --index 3 --html replay.html")
+    parser.add_argument("record", metavar="RECORD.jsonl", help="JSON Lines file of game records (docs/records.md)")
+    parser.add_argument("--index", type=int, default=0,
+                        help="which record of the file, 0-based; negative counts from the end (default: %(default)s)")
+    parser.add_argument("--viewer", default=None, metavar="AGENT", help="show only this agent's cards, e.g. player_0 (default: every hand)")
+    parser.add_argument("--html", required=True, metavar="OUT.html", help="the page to write")
+
+
+def configure_play(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist play``."""
+    _examples(parser,
+              "Type a card as QH, TH (ten of hearts), 10h or qh, an action by its label (bid:3, pass, bid:5:uptown, trump:H),\n"
+              "'help' for the legal actions, 'quit' to leave.\n\n"
+              "example: whist play --game classic_whist --seat 0 --opponents heuristic --option episode=hand")
+    add_game_arguments(parser)
+    parser.add_argument("--seat", type=int, default=0, help="your seat, 0-based: you play player_<seat> (default: %(default)s)")
+    parser.add_argument("--opponents", default="heuristic", metavar="SPEC",
+                        help=f"agent for every other seat: {_agent_specs()} (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the opponents (default: random)")
+    parser.add_argument("--record", default=None, metavar="OUT.jsonl",
+                        help="where to save the game record (default: runs/play/<game>-<date>.jsonl)")
+
+
+# ---------------------------------------------------------------------------------- wiring
+#: subcommand -> (one-line help, argument builder, "module:function" that carries it out)
+SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str]] = {
+    "train": ("train an agent by self-play PPO from a YAML config, then evaluate it", configure_train,
+              "training.learn.train:run_train"),
+    "eval": ("play duplicate-deal matches between agents and report win rates with 95 percent confidence intervals",
+             configure_eval, "training.evaluation.match:run_eval"),
+    "sb3-train": ("train one seat with sb3-contrib MaskablePPO against fixed opponents", configure_sb3_train,
+                  "training.learn.sb3:run_sb3_train"),
+    "league": ("round robin of duplicate-deal matches between agents, stored, with openskill ratings", configure_league,
+               "training.evaluation.league:run_league"),
+    "leaderboard": ("recompute ratings and pairwise win rates from the results store", configure_leaderboard,
+                    "training.evaluation.league:run_leaderboard"),
+    "bid-stats": ("bidding statistics (exact bids, contracts made) from game records", configure_bid_stats,
+                  "training.evaluation.bidding:run_bid_stats"),
+    "plot": ("write PNG figures from the results store, tensorboard logs and game records", configure_plot,
+             "training.viewers.plots:run_plot"),
+    "replay": ("write a self-contained HTML page that steps through a game record", configure_replay,
+               "training.viewers.replay:run_replay"),
+    "play": ("play a game in the terminal against heuristic, checkpoint or sb3 opponents", configure_play,
+             "training.viewers.play:run_play"),
+}
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The top-level argument parser with one subparser per subcommand; only ``command``'s
+    arguments are built (the others are listed with their one-line help)."""
     parser = argparse.ArgumentParser(prog="whist", description="whist-env: train and evaluate agents for Whist-family games.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
-    for name, (module, help_text) in SUBCOMMANDS.items():
+    for name, (help_text, configure, _) in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
         if name == command:
-            mod = importlib.import_module(module)
-            mod.configure_parser(p)
-            p.set_defaults(_run=mod.run)
+            configure(p)
     return parser
+
+
+def _quiet_broken_pipe() -> int:
+    """The reader of stdout went away: point stdout at /dev/null so that the interpreter's final
+    flush does not raise again (Python docs, "Note on SIGPIPE"); exit status 141 as for SIGPIPE."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    return 141
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,7 +303,20 @@ def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else list(argv)
     command = next((a for a in argv if not a.startswith("-")), None)
     args = build_parser(command if command in SUBCOMMANDS else None).parse_args(argv)
-    return int(args._run(args) or 0)
+    module, _, function = SUBCOMMANDS[args.command][2].partition(":")
+    try:
+        return int(getattr(importlib.import_module(module), function)(args) or 0)
+    except Interrupted as exc:
+        print(f"\nwhist {args.command}: interrupted: {exc}", file=sys.stderr)
+        return exc.status
+    except CommandError as exc:
+        print(f"whist {args.command}: error: {exc}", file=sys.stderr)
+        return exc.status
+    except KeyboardInterrupt:
+        print(f"\nwhist {args.command}: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return _quiet_broken_pipe()
 
 
 if __name__ == "__main__":

@@ -213,6 +213,49 @@ class ReplayReport:
     message: str
 
 
+#: Required fields of a record, of each of its hands and of each of its actions, with their types.
+_RECORD_FIELDS = {"game": str, "options": (dict, type(None)), "seed": (int, type(None)), "reset_options": (dict, type(None)),
+                  "players": dict, "hands": list, "actions": list, "result": dict}
+_HAND_FIELDS = {"hand_number": int, "deal": dict, "tricks": list, "points": dict}
+_ACTION_FIELDS = {"agent": str, "action": int, "label": str, "phase": str, "hand_number": int}
+
+
+def _check_fields(item: Any, fields: Mapping[str, Any], where: str) -> None:
+    if not isinstance(item, Mapping):
+        raise ValueError(f"malformed record: {where} is a {type(item).__name__}, not an object")
+    for key, kind in fields.items():
+        if key not in item:
+            raise ValueError(f"malformed record: {where} has no {key!r} field")
+        value = item[key]
+        if not isinstance(value, kind) or (isinstance(value, bool) and kind is int):
+            raise ValueError(f"malformed record: {where} field {key!r} is {value!r}, the schema wants {getattr(kind, '__name__', kind)}")
+
+
+def check_record(record: Any) -> None:
+    """Check that ``record`` has the shape of a game record (module docstring): the schema and
+    version, and every required field of the record, of each hand and of each action with its
+    JSON type. It does not replay anything (:func:`replay_record` does).
+
+    Raises:
+        ValueError: naming the first missing or ill-typed field (``malformed record: ...``), a
+            wrong schema or version, or an unknown game.
+    """
+    from whist_env import GAMES
+
+    if not isinstance(record, Mapping) or record.get("schema") != SCHEMA or record.get("version") != VERSION:
+        got = (record.get("schema"), record.get("version")) if isinstance(record, Mapping) else (type(record).__name__, None)
+        raise ValueError(f"not a {SCHEMA} version {VERSION} record: schema={got[0]!r}, version={got[1]!r}")
+    _check_fields(record, _RECORD_FIELDS, "the record")
+    if record["game"] not in GAMES:
+        raise ValueError(f"unknown game {record['game']!r}; games: {sorted(GAMES)}")
+    for k, hand in enumerate(record["hands"]):
+        _check_fields(hand, _HAND_FIELDS, f"hands[{k}]")
+        for t, trick in enumerate(hand["tricks"]):
+            _check_fields(trick, {"cards": dict}, f"hands[{k}].tricks[{t}]")
+    for i, entry in enumerate(record["actions"]):
+        _check_fields(entry, _ACTION_FIELDS, f"actions[{i}]")
+
+
 def replay_record(record: Mapping[str, Any]) -> ReplayReport:
     """Replay ``record`` through its game's raw env and compare everything it says.
 
@@ -228,22 +271,19 @@ def replay_record(record: Mapping[str, Any]) -> ReplayReport:
         a :class:`ReplayReport`; ``step`` is the index of the first action whose replay differs
         from the record, or ``len(actions)`` when only the result differs.
     Raises:
-        ValueError: when the record is not a game record of a known schema version or game, or
-            its options or reset options are rejected by the env.
+        ValueError: when the record is malformed (:func:`check_record`: not a game record of a
+            known schema version or game, a missing or ill-typed field), or its options or reset
+            options are rejected by the env.
     """
     from whist_env import GAMES
 
-    if not isinstance(record, Mapping) or record.get("schema") != SCHEMA or record.get("version") != VERSION:
-        got = (record.get("schema"), record.get("version")) if isinstance(record, Mapping) else (type(record).__name__, None)
-        raise ValueError(f"not a {SCHEMA} version {VERSION} record: schema={got[0]!r}, version={got[1]!r}")
-    if record.get("game") not in GAMES:
-        raise ValueError(f"unknown game {record.get('game')!r}; games: {sorted(GAMES)}")
+    check_record(record)
     env = GAMES[record["game"]].raw_env(**(record.get("options") or {}))
     env.reset(seed=record.get("seed"), options=record.get("reset_options"))
     try:
         return _replay_actions(env, record)
-    except (KeyError, TypeError, IndexError, AttributeError) as err:
-        return ReplayReport(False, None, f"malformed record: {type(err).__name__}: {err}")
+    except (KeyError, TypeError, IndexError, AttributeError) as err:  # a nested field of the wrong shape
+        raise ValueError(f"malformed record: {type(err).__name__}: {err}") from None
 
 
 def _replay_actions(env: Any, record: Mapping[str, Any]) -> ReplayReport:

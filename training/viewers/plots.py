@@ -1,10 +1,10 @@
-"""``whist plot``: PNG figures from the results store, tensorboard logs and game records (issue 6, item 4).
+"""``whist plot``: PNG figures from the results store, tensorboard logs and game records.
 
 Figures (each function writes one PNG with matplotlib's Agg canvas, no display needed, and
 returns the path):
 
 * :func:`plot_win_rate_heatmap`: row agent's win rate against the column agent, with the 95%
-  interval in each cell (from a :class:`training.ratings.Leaderboard`).
+  interval in each cell (from a :class:`training.evaluation.ratings.Leaderboard`).
 * :func:`plot_ratings`: openskill ``mu`` per agent with ``mu ± 2 sigma`` error bars.
 
   Both size the figure to the number of agents and write agents by :func:`short_label`
@@ -26,14 +26,12 @@ returns the path):
   player), per agent label, with 95% Wilson intervals, from game records
   (:mod:`whist_env.records`).
 
-Command line: ``whist plot --db runs/results.sqlite --logdir runs/classic --records games.jsonl --out runs/plots``.
+Command line (:func:`run_plot`): ``whist plot --db runs/results.sqlite --logdir runs/classic_default --out runs/plots``.
 """
 
 from __future__ import annotations
 
-import argparse
 import math
-import sys
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -41,7 +39,9 @@ from typing import Any
 
 import numpy as np
 
-from training.store import DEFAULT_PATH
+from training.errors import CommandError
+from training.evaluation.stats import wilson_counts
+from training.evaluation.store import DEFAULT_PATH, canonical_json
 
 Z95 = 1.959963984540054
 
@@ -122,11 +122,15 @@ def _label_inches(labels: Sequence[str], fontsize: float) -> float:
     return max((len(t) for t in labels), default=0) * 0.6 * fontsize / 72
 
 
-def _title(board: Any) -> str:
-    from training.store import canonical_json
-
+def _title(board: Any, per_pair: bool = False) -> str:
+    """``game {options}, N duplicate deals`` (in all, or ``per pair``: a range when pairs differ)."""
     opts = {k: v for k, v in board.options.items() if k != "episode" or v != "hand"}
-    return board.game + (f" {canonical_json(opts)}" if opts else "") + f", {board.deals} duplicate deals"
+    head = board.game + (f" {canonical_json(opts)}" if opts else "")
+    if not per_pair:
+        return f"{head}, {board.deals} duplicate deals in all"
+    counts = sorted({p.deals for p in board.pairs})
+    span = "no" if not counts else str(counts[0]) if len(counts) == 1 else f"{counts[0]}–{counts[-1]}"
+    return f"{head}, {span} duplicate deals per pair"
 
 
 # ---------------------------------------------------------------------------------- store figures
@@ -134,7 +138,7 @@ def plot_win_rate_heatmap(board: Any, path: str | Path) -> Path:
     """Heat map of pairwise win rates.
 
     Args:
-        board: a :class:`training.ratings.Leaderboard` (at least one agent).
+        board: a :class:`training.evaluation.ratings.Leaderboard` (at least one agent).
         path: PNG file to write (folders are created).
     Returns:
         the path written.
@@ -167,7 +171,7 @@ def plot_win_rate_heatmap(board: Any, path: str | Path) -> Path:
     ax.set_yticks(range(n), labels, fontsize=tick_size)
     ax.set_xlabel("opponent (column)")
     ax.set_ylabel("agent (row)")
-    fig.suptitle(f"Win rate of row vs column [95% CI]\n{_title(board)}", fontsize=9)
+    fig.suptitle(f"Win rate of row vs column [95% CI]\n{_title(board, per_pair=True)}", fontsize=9)
     fig.colorbar(im, ax=ax, label="win rate (ties count half)", shrink=min(1.0, 0.5 + 0.15 * n))
     return _save(fig, path)
 
@@ -176,7 +180,7 @@ def plot_ratings(board: Any, path: str | Path) -> Path:
     """Openskill rating per agent: ``mu`` with ``mu ± 2 sigma`` error bars, best agent on top.
 
     Args:
-        board: a :class:`training.ratings.Leaderboard` (at least one agent).
+        board: a :class:`training.evaluation.ratings.Leaderboard` (at least one agent).
         path: PNG file to write.
     Returns:
         the path written.
@@ -344,7 +348,7 @@ def plot_learning_curve(logdirs: Sequence[str | Path], path: str | Path, suffix:
     return _save(fig, path)
 
 
-#: The training-curve scalars of :class:`training.ppo.PPOTrainer`: the learner's mean episode
+#: The training-curve scalars of :class:`training.learn.ppo.PPOTrainer`: the learner's mean episode
 #: return in self-play (about 0 in a zero-sum game, where both sides are the learner) and against
 #: the opponent pool's frozen snapshots (logged once the pool has a snapshot).
 TRAINING_TAGS = ("charts/episode_return", "charts/episode_return_vs_pool")
@@ -424,16 +428,6 @@ def bid_accuracy(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[int, tu
     return {label: {k: (c[0], c[1]) for k, c in sorted(sizes.items())} for label, sizes in sorted(out.items())}
 
 
-def _wilson(made: int, n: int) -> tuple[float, float]:
-    if n == 0:
-        return math.nan, math.nan
-    p = made / n
-    denom = 1 + Z95**2 / n
-    centre = (p + Z95**2 / (2 * n)) / denom
-    half = Z95 * math.sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / denom
-    return centre - half, centre + half
-
-
 def plot_bid_accuracy(records: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
     """Bar chart: share of Romanian Whist bids made exactly, per deal size and agent label, with 95% Wilson intervals.
 
@@ -459,7 +453,7 @@ def plot_bid_accuracy(records: Iterable[Mapping[str, Any]], path: str | Path) ->
         for k in sizes:
             made, n = counts[label].get(k, (0, 0))
             p = made / n if n else math.nan
-            lo, hi = _wilson(made, n)
+            lo, hi = wilson_counts(made, n)
             acc.append(p)
             err_lo.append(p - lo if n else 0.0)
             err_hi.append(hi - p if n else 0.0)
@@ -477,31 +471,17 @@ def plot_bid_accuracy(records: Iterable[Mapping[str, Any]], path: str | Path) ->
     return _save(fig, path)
 
 
-# ---------------------------------------------------------------------------------- command line
-def configure_parser(parser: argparse.ArgumentParser) -> None:
-    """Add the ``whist plot`` arguments to ``parser``."""
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = (
-        "Writes, as the inputs allow: winrate_heatmap_<game>.png and ratings_<game>.png per game of the\n"
-        "store (a suffix _2, _3 ... when a game was played with several option sets), learning_curve.png\n"
-        "from --logdir, bid_accuracy.png from --records.\n\n"
-        "example: whist plot --db runs/results.sqlite --logdir runs/classic --out runs/plots"
-    )
-    parser.add_argument("--db", default=None, metavar="PATH",
-                        help=f"results store (default: {DEFAULT_PATH} when it exists)")
-    parser.add_argument("--game", default=None, help="only this game's leaderboards (default: every game)")
-    parser.add_argument("--logdir", nargs="+", default=[], metavar="RUNDIR", help="training run folders with tensorboard logs")
-    parser.add_argument("--records", nargs="+", default=[], metavar="FILE.jsonl", help="game record files (Romanian Whist bid accuracy)")
-    parser.add_argument("--out", required=True, metavar="DIR", help="folder for the PNG files")
+def run_plot(args: Any) -> int:
+    """Carry out ``whist plot`` (arguments: :func:`training.cli.configure_plot`): write the figures
+    the inputs allow and print their paths; returns 0.
 
-
-def run(args: argparse.Namespace) -> int:
-    """Write the figures the inputs allow and print their paths; returns 0, 1 when there was
-    nothing to plot, 2 on an unreadable input."""
+    Raises:
+        CommandError: an unreadable input (status 2), or nothing to plot (status 1).
+    """
     import sqlite3
 
-    from training.ratings import compute_leaderboards
-    from training.store import ResultsStore, StoreError
+    from training.evaluation.ratings import compute_leaderboards
+    from training.evaluation.store import ResultsStore, StoreError
     from whist_env.records import read_records
 
     out = Path(args.out)
@@ -527,11 +507,9 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError, StoreError, sqlite3.DatabaseError) as err:
         for p in written:
             print(f"wrote {p}")
-        print(f"whist plot: error: {err}", file=sys.stderr)
-        return 2
+        raise CommandError(str(err)) from None
     if not written:
-        print("whist plot: nothing to plot (no results store, --logdir or --records given)", file=sys.stderr)
-        return 1
+        raise CommandError("nothing to plot (no results store, --logdir or --records given)", status=1)
     for p in written:
         print(f"wrote {p}")
     return 0

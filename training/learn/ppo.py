@@ -48,7 +48,7 @@ import torch
 
 from agents.checkpoint import check_compatible, make_checkpoint, save_checkpoint
 from agents.network import ActorCritic, masked_entropy, masked_log_probs, sample_actions
-from training.config import ExperimentConfig
+from training.learn.config import ExperimentConfig
 
 LEARNER = -1  # controller id of the current policy; snapshots use their serial number (>= 0)
 
@@ -285,7 +285,7 @@ class SelfPlayCollector:
 def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch, cfg: Any, generator: torch.Generator) -> dict[str, float]:
     """``update_epochs`` passes of clipped PPO over ``batch`` in shuffled minibatches.
 
-    ``cfg`` is a :class:`training.config.PPOConfig`. Returns the mean over minibatches of
+    ``cfg`` is a :class:`training.learn.config.PPOConfig`. Returns the mean over minibatches of
     ``policy_loss``, ``value_loss``, ``entropy``, ``approx_kl``, ``clip_fraction``, plus
     ``explained_variance`` and ``batch_size``.
     """
@@ -337,7 +337,7 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
 
 # --------------------------------------------------------------------------- the trainer
 class PPOTrainer:
-    """Self-play PPO on one game, from an :class:`training.config.ExperimentConfig`.
+    """Self-play PPO on one game, from an :class:`training.learn.config.ExperimentConfig`.
 
     Args:
         config: the experiment.
@@ -381,6 +381,8 @@ class PPOTrainer:
         self.update = 0
         self.history: list[dict[str, float]] = []
         self._started = False
+        self._stop_requested = False
+        self.stopped = False
 
     # ----------------------------------------------------------------- state
     @property
@@ -442,6 +444,11 @@ class PPOTrainer:
         return net
 
     # ----------------------------------------------------------------- training
+    def request_stop(self) -> None:
+        """Ask :meth:`train` to stop after the update in progress (safe to call from a signal
+        handler): it then writes ``latest.pt``, sets :attr:`stopped` and returns."""
+        self._stop_requested = True
+
     def train(self, total_steps: int | None = None) -> list[dict[str, float]]:
         """Train until ``global_step >= total_steps`` (default: the config's); returns :attr:`history`.
 
@@ -450,6 +457,8 @@ class PPOTrainer:
         When there is nothing to train (``global_step >= total_steps`` already, e.g. a finished
         run resumed), existing checkpoint files are left untouched (same bytes, same file hash:
         the results store identifies checkpoint agents by it); only a missing one is written.
+        After :meth:`request_stop` it returns once the current update is done, having written
+        ``latest.pt`` only (:attr:`stopped` is then ``True``).
         """
         cfg = self.cfg
         total = int(total_steps if total_steps is not None else cfg.total_steps)
@@ -507,15 +516,31 @@ class PPOTrainer:
                 if bar is not None:
                     bar.update(min(self.global_step, total) - bar.n)
                     overall = (self.global_step - start_step) / max(time.perf_counter() - start_time, 1e-9)
-                    bar.set_postfix(sps=f"{overall:.0f}", ret=f"{record['episode_return_vs_pool']:.2f}", ent=f"{metrics.get('entropy', float('nan')):.2f}", refresh=False)
+                    bar.set_postfix(self._progress_fields(record, overall), refresh=False)
+                if self._stop_requested:
+                    break
         finally:
             if bar is not None:
                 bar.close()
         self.save("latest.pt")
+        if self._stop_requested:
+            self.stopped = True
+            return self.history
         self.save("final.pt")
         if self.writer is not None:
             self.writer.flush()
         return self.history
+
+    @staticmethod
+    def _progress_fields(record: Mapping[str, float], steps_per_second: float) -> dict[str, str]:
+        """The progress bar's fields: steps/s, the mean episode return of the learner against
+        the pool (``ret``, shown only once such an episode has ended) and the policy entropy."""
+        fields = {"sps": f"{steps_per_second:.0f}"}
+        if math.isfinite(record["episode_return_vs_pool"]):
+            fields["ret"] = f"{record['episode_return_vs_pool']:.2f}"
+        if math.isfinite(record.get("entropy", math.nan)):
+            fields["ent"] = f"{record['entropy']:.2f}"
+        return fields
 
     def _log(self, record: Mapping[str, float], sps: float) -> None:
         if self.writer is None:

@@ -1,4 +1,4 @@
-"""Duplicate-deal matches between agents, with confidence intervals (issue 3, item 6).
+"""Duplicate-deal matches between agents, with confidence intervals, and the ``whist eval`` command.
 
 A *deal* is one set of dealt cards (hands, dealer and the game's extras such as Classic Whist's
 turn-up). With duplicate deals (the default) every deal is played once per side: agent A takes
@@ -20,12 +20,12 @@ Statistics (all from A's point of view, over the ``deals`` per-deal values, 95% 
   half; with more than two sides, the mean over the other sides); t-interval over the deals,
   clipped to [0, 1].
 
-Command line: ``whist eval --game classic_whist --agents heuristic random --deals 2000``.
+Statistics come from :mod:`training.evaluation.stats`. Command line (:func:`run_eval`):
+``whist eval --game classic_whist --agents heuristic random --deals 2000``.
 """
 
 from __future__ import annotations
 
-import argparse
 import csv
 import json
 import math
@@ -38,14 +38,12 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from scipy import stats
 from tqdm import tqdm
 
 from agents.base import Policy
+from training.errors import CommandError, Interrupted
+from training.evaluation.stats import ALPHA, t_summary, wilson_interval
 from whist_env.records import GameRecorder, write_records
-
-CONFIDENCE = 0.95
-ALPHA = 0.05
 
 
 @dataclass
@@ -155,23 +153,6 @@ def deal_values(plays: Sequence[PlayOutcome], num_sides: int) -> tuple[float, fl
     return (diff_sum / ((num_sides - 1) * max(hands_sum, 1)), half_wins / (2 * (num_sides - 1) * len(plays)), hands_sum)
 
 
-def wilson_interval(share: float, n: int) -> tuple[float, float]:
-    """95% Wilson score interval of a share observed over ``n`` trials (the share may be
-    fractional, e.g. with ties counted half)."""
-    z = float(stats.norm.ppf(0.5 + CONFIDENCE / 2))
-    denom = 1 + z * z / n
-    centre = (share + z * z / (2 * n)) / denom
-    half = z * math.sqrt(share * (1 - share) / n + z * z / (4 * n * n)) / denom
-    return max(0.0, centre - half), min(1.0, centre + half)
-
-
-def wilson_counts(successes: int, trials: int) -> tuple[float, float]:
-    """95% Wilson score interval of ``successes`` out of ``trials`` (``(nan, nan)`` for none)."""
-    if trials <= 0:
-        return math.nan, math.nan
-    return wilson_interval(successes / trials, trials)
-
-
 def summarize_pair(diff_per_deal: Sequence[float], win_per_deal: Sequence[float], **fields: Any) -> PairResult:
     """A :class:`PairResult` from per-deal values (:func:`deal_values`).
 
@@ -186,8 +167,8 @@ def summarize_pair(diff_per_deal: Sequence[float], win_per_deal: Sequence[float]
     """
     diffs = np.asarray(diff_per_deal, dtype=float)
     wins = np.asarray(win_per_deal, dtype=float)
-    ppH, ppH_ci, p = _t_summary(diffs)
-    wr, (wr_lo, wr_hi), _ = _t_summary(wins - 0.5)
+    ppH, ppH_ci, p = t_summary(diffs)
+    wr, (wr_lo, wr_hi), _ = t_summary(wins - 0.5)
     wr += 0.5
     if len(wins) >= 2 and float(wins.std(ddof=1)) == 0.0:
         # every deal gave the same share (e.g. 100% or all split pairs): the t-interval has no
@@ -278,21 +259,6 @@ def play_deal(
             for side, p in enumerate(g.last_hand_points):
                 points[side] += int(p)
     return points, hands
-
-
-# ---------------------------------------------------------------------------------- statistics
-def _t_summary(values: np.ndarray) -> tuple[float, tuple[float, float], float]:
-    """Mean, 95% t-interval and two-sided p-value of "mean = 0" for per-deal values."""
-    n = len(values)
-    mean = float(values.mean()) if n else math.nan
-    if n < 2:
-        return mean, (math.nan, math.nan), math.nan
-    sd = float(values.std(ddof=1))
-    if sd == 0.0:  # every deal identical (e.g. a deterministic agent against itself)
-        return mean, (mean, mean), 1.0 if mean == 0.0 else 0.0
-    half = float(stats.t.ppf(0.5 + CONFIDENCE / 2, n - 1)) * sd / math.sqrt(n)
-    p = float(stats.ttest_1samp(values, 0.0).pvalue)
-    return mean, (mean - half, mean + half), p
 
 
 def _half_wins(points: Sequence[int], side_a: int) -> int:
@@ -492,60 +458,9 @@ def save_results(results: list[PairResult], out_dir: str | Path) -> list[Path]:
     return [json_path, csv_path]
 
 
-# ---------------------------------------------------------------------------------- command line
-def configure_parser(parser: argparse.ArgumentParser) -> None:
-    """Add the ``whist eval`` arguments to ``parser``."""
-    from training.cli import add_game_arguments, add_match_arguments
-
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = (
-        "Every pair of the listed agents plays the same deals; with duplicate deals (default) each\n"
-        "deal is replayed with the sides swapped so that card luck cancels. Reported from the first\n"
-        "agent's view: win rate (ties count half) and points per hand (A minus B) with 95% intervals,\n"
-        "and the p-value of a t-test over deals.\n\n"
-        "example: whist eval --game classic_whist --agents heuristic random --deals 2000 --out runs/eval"
-    )
-    add_game_arguments(parser, "; one play is one hand unless --option episode=game")
-    add_match_arguments(parser, deals=1000, agents_help="; every pair among them plays a match")
-    parser.add_argument("--no-duplicate", action="store_true", help="play each deal once instead of once per side")
-    parser.add_argument("--out", default=None, metavar="DIR", help="folder for results.json and results.csv (default: print only)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
-    parser.add_argument(
-        "--records",
-        default=None,
-        metavar="DIR",
-        help="save the game record of every play (docs/records.md): one JSON Lines file per match, "
-        "DIR/<game>__<agent A>__vs__<agent B>.jsonl; view one with 'whist replay FILE --html out.html'",
-    )
-    parser.add_argument(
-        "--bid-stats",
-        action="store_true",
-        help="after the match table, print bidding statistics from the game records (training.bidding_stats: "
-        "exact bids in Romanian Whist, contracts made in Bid Whist); records go to a temporary folder without --records",
-    )
 
 
-def _records_file(args: argparse.Namespace, label_a: str, label_b: str) -> Path | None:
-    """The ``--records`` file of the match ``label_a`` vs ``label_b`` (``None`` without ``--records``)."""
-    if not getattr(args, "records", None):
-        return None
-    return _records_path(Path(args.records), args.game, label_a, label_b)
-
-
-def _records_path(folder: Path, game: str, label_a: str, label_b: str) -> Path:
-    """``folder/<game>__<label A>__vs__<label B>.jsonl``, labels made safe for a file name."""
-
-    def safe(text: str) -> str:
-        return "".join(ch if ch.isalnum() or ch in "-_.#" else "_" for ch in text).strip("._") or "agent"
-
-    return folder / f"{game}__{safe(label_a)}__vs__{safe(label_b)}.jsonl"
-
-
-def _error(message: str) -> int:
-    print(f"whist eval: error: {message}", file=sys.stderr)
-    return 2
-
-
+# ---------------------------------------------------------------------------------- the eval command
 #: Options that do not change what a good move is (how rewards are paid, the truncation guard).
 _NON_RULE_OPTIONS = frozenset({"reward", "episode", "max_hands", "first_dealer", "first_player"})
 
@@ -564,82 +479,116 @@ def rule_differences(agent: Policy, options: Any) -> str:
     return ", ".join(diffs)
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run ``whist eval``: print the table, optionally save JSON/CSV; returns the exit status
-    (0 on success, 2 on a bad game, option, deal count or agent spec)."""
+def unique_labels(specs: Sequence[str]) -> list[str]:
+    """The specs as agent names, a repeated spec getting ``#2``, ``#3``, ... (``random``,
+    ``random#2``)."""
+    labels: list[str] = []
+    for spec in specs:
+        label, k = spec, 2
+        while label in labels:
+            label, k = f"{spec}#{k}", k + 1
+        labels.append(label)
+    return labels
+
+
+@dataclass
+class MatchSetup:
+    """A checked line-up for ``whist eval`` / ``whist league``: the rule options (with
+    ``episode="hand"`` unless given), the rules object of those options, the agents and their
+    unique labels."""
+
+    options: dict[str, Any]
+    game: Any
+    agents: list[Policy]
+    labels: list[str]
+
+
+def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option_pairs: Sequence[tuple[str, Any]],
+                  command: str) -> MatchSetup:
+    """Check the arguments of a match command and build its agents.
+
+    Raises:
+        CommandError: on an unknown game, fewer than two specs, ``deals < 1``, ``seed < 0``, a bad
+            rule option or a bad agent spec (the message names it).
+    """
     from agents import make_agent
     from whist_env import GAMES
 
-    if args.game not in GAMES:
-        return _error(f"unknown game {args.game!r}; games: {sorted(GAMES)}")
-    if len(args.agents) < 2:
-        return _error("--agents needs at least two agent specs")
-    if args.deals < 1:
-        return _error(f"--deals must be >= 1, got {args.deals}")
-    if args.seed < 0:
-        return _error(f"--seed must be >= 0, got {args.seed}")
-    options = dict(args.option)
+    if game not in GAMES:
+        raise CommandError(f"unknown game {game!r}; games: {sorted(GAMES)}")
+    if len(specs) < 2:
+        raise CommandError("--agents needs at least two agent specs")
+    if deals < 1:
+        raise CommandError(f"--deals must be >= 1, got {deals}")
+    if seed < 0:
+        raise CommandError(f"--seed must be >= 0, got {seed}")
+    options = {"episode": "hand", **dict(option_pairs)}
     try:
-        GAMES[args.game].raw_env(**{"episode": "hand", **options})
+        rules = GAMES[game].raw_env(**options).game
     except (ValueError, TypeError) as err:
-        return _error(f"bad --option: {err}")
+        raise CommandError(f"bad --option: {err}") from None
     agents = []
-    for i, spec in enumerate(args.agents):
+    for i, spec in enumerate(specs):
         try:
-            agents.append(make_agent(spec, args.game, seed=args.seed + 1 + i))
+            agents.append(make_agent(spec, game, seed=seed + 1 + i))
         except (ValueError, OSError, ImportError, RuntimeError, KeyError) as err:
-            return _error(f"bad agent spec {spec!r}: {err}")
-    for spec, agent in zip(args.agents, agents):
-        note = rule_differences(agent, GAMES[args.game].raw_env(**{"episode": "hand", **options}).game.options)
+            raise CommandError(f"bad agent spec {spec!r}: {err}") from None
+    for spec, agent in zip(specs, agents):
+        note = rule_differences(agent, rules.options)
         if note:
-            print(f"whist eval: note: {spec} was trained with {note}; this match uses the game's options "
+            print(f"whist {command}: note: {spec} was trained with {note}; this match uses the game's options "
                   f"(add --option KEY=VALUE to match)", file=sys.stderr)
-    labels = []
-    for spec in args.agents:
-        label = spec
-        k = 2
-        while label in labels:
-            label = f"{spec}#{k}"
-            k += 1
-        labels.append(label)
-    results = []
-    bid_stats = bool(getattr(args, "bid_stats", False))
-    scratch = tempfile.TemporaryDirectory(prefix="whist-records-") if bid_stats and not getattr(args, "records", None) else None
-    record_files = []
-    for i in range(len(agents)):
-        for j in range(i + 1, len(agents)):
-            records_path = _records_file(args, labels[i], labels[j])
-            if records_path is None and scratch is not None:
-                records_path = _records_path(Path(scratch.name), args.game, labels[i], labels[j])
-            if records_path is not None:
-                record_files.append(records_path)
-            result = evaluate_pair(
-                args.game,
-                agents[i],
-                agents[j],
-                args.deals,
-                seed=args.seed,
-                options=options,
-                duplicate=not args.no_duplicate,
-                progress=not args.quiet,
-                labels=(labels[i], labels[j]),
-                records_path=records_path,
-            )
-            results.append(result)
-            if getattr(args, "records", None):
-                print(f"wrote {_records_file(args, labels[i], labels[j])}", file=sys.stderr)
+    return MatchSetup(options=options, game=rules, agents=agents, labels=unique_labels(specs))
+
+
+def records_path(folder: str | Path, game: str, label_a: str, label_b: str) -> Path:
+    """``folder/<game>__<label A>__vs__<label B>.jsonl``, labels made safe for a file name."""
+
+    def safe(text: str) -> str:
+        return "".join(ch if ch.isalnum() or ch in "-_.#" else "_" for ch in text).strip("._") or "agent"
+
+    return Path(folder) / f"{game}__{safe(label_a)}__vs__{safe(label_b)}.jsonl"
+
+
+def run_eval(args: Any) -> int:
+    """Carry out ``whist eval`` (arguments: :func:`training.cli.configure_eval`): print the table,
+    optionally save JSON/CSV, records and bidding statistics; returns 0.
+
+    Raises:
+        CommandError: bad game, option, deal count, seed or agent spec.
+        Interrupted: Ctrl-C; the message says which records were kept (nothing else is saved).
+    """
+    setup = prepare_match(args.game, args.agents, args.deals, args.seed, args.option, "eval")
+    agents, labels = setup.agents, setup.labels
+    # records for --bid-stats alone go to a folder removed when the command ends (or is interrupted)
+    scratch = tempfile.TemporaryDirectory(prefix="whist-records-") if args.bid_stats and not args.records else None
+    folder = args.records or (scratch.name if scratch is not None else None)
+    pairs = [(i, j) for i in range(len(agents)) for j in range(i + 1, len(agents))]
+    results: list[PairResult] = []
+    record_files: list[Path] = []
+    try:
+        for i, j in pairs:
+            path = None if folder is None else records_path(folder, args.game, labels[i], labels[j])
+            if path is not None:
+                record_files.append(path)
+            results.append(evaluate_pair(args.game, agents[i], agents[j], args.deals, seed=args.seed, options=setup.options,
+                                         duplicate=not args.no_duplicate, progress=not args.quiet, labels=(labels[i], labels[j]),
+                                         records_path=path))
+            if args.records:
+                print(f"wrote {path}", file=sys.stderr)
+    except KeyboardInterrupt:
+        kept = f"; the records of the finished deals are in {args.records}" if args.records else ""
+        raise Interrupted(f"{len(results)} of {len(pairs)} matches finished, no table or results saved{kept}") from None
     print(format_table(results))
     total = sum(r.seconds for r in results)
     print(f"({sum(r.games for r in results)} games, {sum(r.hands for r in results)} hands in {total:.1f} s)")
-    if bid_stats:
-        from training.bidding_stats import bidding_stats, format_bidding_stats
+    if args.bid_stats:
+        from training.evaluation.bidding import bidding_stats, format_bidding_stats
         from whist_env.records import read_records
 
         records = [r for path in record_files for r in read_records(path)]
         print()
         print(format_bidding_stats(bidding_stats(records)))
-        if scratch is not None:
-            scratch.cleanup()
     if args.out:
         for path in save_results(results, args.out):
             print(f"wrote {path}")

@@ -1,4 +1,4 @@
-"""Ratings and pairwise win rates computed from the results store (issue 6, item 3).
+"""Ratings and pairwise win rates computed from the results store.
 
 Used by ``whist league`` (after its matches) and ``whist leaderboard`` (at any time), so both
 print the same thing for the same store.
@@ -14,7 +14,7 @@ group:
   agents.
 * **Pairwise results**: for each pair of agents, every stored deal between them (from all
   matches, turned to the pair's first-stored orientation) is summarised with
-  :func:`training.evaluate.deal_values` and :func:`training.evaluate.summarize_pair`: win rate
+  :func:`training.evaluation.match.deal_values` and :func:`training.evaluation.match.summarize_pair`: win rate
   and points per hand with 95% t-intervals over deals, the same statistics as ``whist eval``.
 """
 
@@ -27,8 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from training.evaluate import PairResult, deal_values, format_table, summarize_pair
-from training.store import MatchRow, ResultsStore, canonical_json
+from training.evaluation.match import PairResult, deal_values, format_table, summarize_pair
+from training.evaluation.store import MatchRow, ResultsStore, canonical_json
 
 
 @dataclass(frozen=True)
@@ -198,7 +198,7 @@ def _pct(v: float) -> str:
 
 def format_leaderboard(board: Leaderboard) -> str:
     """Plain text: a header line, the rating table, the pairwise win-rate matrix and the pairwise
-    table of :func:`training.evaluate.format_table` (win rates and points per hand with 95% CIs)."""
+    table of :func:`training.evaluation.match.format_table` (win rates and points per hand with 95% CIs)."""
     lines = [
         f"Leaderboard: {board.game}, options {canonical_json(board.options)}: {len(board.ratings)} agents, "
         f"{len(board.pairs)} pairs, {board.deals} duplicate deals",

@@ -1,4 +1,4 @@
-"""Bidding statistics from game records (issue 5): how well each agent bids.
+"""Bidding statistics from game records: how well each agent bids.
 
 Input: game records (``whist_env.records`` format), as ``whist eval --records DIR`` writes them.
 Records of games without bids are skipped. Per agent label (``record["players"]``):
@@ -11,27 +11,24 @@ Records of games without bids are skipped. Per agent label (``record["players"]`
   contracts by mode.
 
 Python: ``bidding_stats(records) -> dict`` (shape in its docstring), ``format_bidding_stats``.
-Command line: ``python -m training.bidding_stats FILE.jsonl [FILE.jsonl ...]`` prints the tables
-(``--json`` prints the dict instead).
+Command line (:func:`run_bid_stats`): ``whist bid-stats FILE.jsonl [FILE.jsonl ...]`` prints the
+tables (``--json`` prints the dict instead); ``whist eval --bid-stats`` prints them after a match.
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import math
-import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from training.evaluate import wilson_counts as wilson_interval
+from training.errors import CommandError
+from training.evaluation.stats import wilson_counts
 from whist_env.records import read_records
-
-CONFIDENCE = 0.95
 
 
 def _share(successes: int, trials: int) -> dict[str, Any]:
-    lo, hi = wilson_interval(successes, trials)
+    lo, hi = wilson_counts(successes, trials)
     return {"share": successes / trials if trials else math.nan, "ci": (lo, hi)}
 
 
@@ -212,23 +209,19 @@ def _json_ready(value: Any) -> Any:
     return value
 
 
-def main(argv: list[str] | None = None) -> int:
-    """``python -m training.bidding_stats FILE.jsonl [...] [--json]``; returns the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m training.bidding_stats", description=__doc__.split("\n\n")[0])
-    parser.add_argument("files", nargs="+", metavar="FILE.jsonl", help="game records (JSON Lines), e.g. from whist eval --records DIR")
-    parser.add_argument("--json", action="store_true", help="print the statistics as JSON instead of tables")
-    args = parser.parse_args(argv)
+def run_bid_stats(args: Any) -> int:
+    """Carry out ``whist bid-stats`` (arguments: :func:`training.cli.configure_bid_stats`): print
+    the tables (or JSON with ``--json``); returns 0.
+
+    Raises:
+        CommandError: a file that cannot be read or is not a file of game records.
+    """
     records = []
     for path in args.files:
         try:
             records += read_records(path)
         except (OSError, ValueError) as err:
-            print(f"bidding_stats: error: {err}", file=sys.stderr)
-            return 2
+            raise CommandError(str(err)) from None
     stats = bidding_stats(records)
     print(json.dumps(_json_ready(stats), indent=2) if args.json else format_bidding_stats(stats))
     return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

@@ -1,8 +1,8 @@
-"""``whist play``: a person plays one game in the terminal against agents (issue 6, item 6).
+"""``whist play``: a person plays one game in the terminal against agents.
 
 ``whist play --game classic_whist --seat 0 --opponents heuristic [--seed S] [--option k=v]
 [--record out.jsonl]``. The person sits at ``player_<seat>``; every other seat is played by an
-agent built with :func:`agents.make_agent` (``random``, ``heuristic`` or ``checkpoint:PATH``).
+agent built with :func:`agents.make_agent` (``random``, ``heuristic``, ``checkpoint:PATH`` or ``sb3:PATH``).
 
 The rule options that differ from the game's defaults are printed once, at the start. Before each
 of the person's decisions the table is printed from their seat only (their hand sorted by suit,
@@ -21,13 +21,13 @@ At the end the result is printed and the game record (docs/records.md) is saved,
 
 from __future__ import annotations
 
-import argparse
 import sys
 import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, TextIO
 
+from training.errors import CommandError, Interrupted
 from whist_env.engine.cards import card_from_str, card_to_str
 
 _SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
@@ -212,7 +212,7 @@ def _legal_text(env: Any, legal: list[int]) -> str:
 
 def rules_line(game: Any) -> str:
     """One line naming the rule options of ``game`` (a rules object) that differ from its defaults."""
-    from training.replay_html import rule_options
+    from training.viewers.replay import rule_options
 
     _, changed = rule_options(game)
     if not changed:
@@ -349,30 +349,16 @@ def _ask(env: Any, stdin: TextIO, say: Any) -> int:
         say(f"rejected: {reason}")
 
 
-# ---------------------------------------------------------------------------------- command line
-def configure_parser(parser: argparse.ArgumentParser) -> None:
-    """Add the ``whist play`` arguments to ``parser``."""
-    from agents import AGENT_SPECS
-    from training.cli import add_game_arguments
+# ---------------------------------------------------------------------------------- the command
+def run_play(args: Any) -> int:
+    """Carry out ``whist play`` (arguments: :func:`training.cli.configure_play`); returns 0 when
+    the game was played (or left by the person).
 
-    parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.epilog = (
-        "Type a card as QH, TH (ten of hearts), 10h or qh, an action by its label (bid:3, pass, bid:5:uptown, trump:H),\n"
-        "'help' for the legal actions, 'quit' to leave.\n\n"
-        "example: whist play --game classic_whist --seat 0 --opponents heuristic --option episode=hand"
-    )
-    add_game_arguments(parser)
-    parser.add_argument("--seat", type=int, default=0, help="your seat, 0-based: you play player_<seat> (default: %(default)s)")
-    parser.add_argument("--opponents", default="heuristic", metavar="SPEC",
-                        help=f"agent for every other seat: {', '.join(AGENT_SPECS)} (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the deal and the opponents (default: random)")
-    parser.add_argument("--record", default=None, metavar="OUT.jsonl",
-                        help="where to save the game record (default: runs/play/<game>-<date>.jsonl)")
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run ``whist play``; returns 0 when the game was played (or left by the person), 2 on a bad
-    game, seat, option or opponent spec, 1 when the record cannot be written."""
+    Raises:
+        CommandError: a bad game, seat, option or opponent spec (status 2), or a record that
+            cannot be written (status 1).
+        Interrupted: Ctrl-C; the game is abandoned and no record saved.
+    """
     from whist_env.records import write_records
 
     try:
@@ -381,19 +367,16 @@ def run(args: argparse.Namespace) -> int:
         print(f"\n{'end of input' if str(why) == 'end of input' else 'you left'}: game abandoned, no record saved", flush=True)
         return 0
     except KeyboardInterrupt:
-        print("\ninterrupted: game abandoned, no record saved", flush=True)
-        return 130
+        raise Interrupted("game abandoned, no record saved") from None
     except (ValueError, TypeError, OSError, ImportError, RuntimeError, KeyError) as err:
-        print(f"whist play: error: {err}", file=sys.stderr)
-        return 2
+        raise CommandError(str(err)) from None
     path = Path(args.record) if args.record else default_record_path(args.game)
     try:
         write_records([record], path)
     except OSError as err:
-        print(f"whist play: error: cannot save the record to {path}: {err}", file=sys.stderr)
-        return 1
+        raise CommandError(f"cannot save the record to {path}: {err}", status=1) from None
     print(f"record saved to {path} (view it: whist replay {path} --html replay.html)")
     return 0
 
 
-__all__ = ["configure_parser", "default_record_path", "describe_table", "format_hand", "parse_action", "play_game", "rules_line", "run"]
+__all__ = ["default_record_path", "describe_table", "format_hand", "parse_action", "play_game", "rules_line", "run_play"]

@@ -1,4 +1,4 @@
-"""Embedded SQLite results store for evaluations and leagues (issue 6, item 2).
+"""Embedded SQLite results store for evaluations and leagues.
 
 One file (default ``runs/results.sqlite``) holds:
 
@@ -40,7 +40,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from training.evaluate import DealOutcome, PlayOutcome
+from training.evaluation.match import DealOutcome, PlayOutcome
 
 #: Version of the schema this module reads and writes.
 SCHEMA_VERSION = 1
@@ -301,7 +301,7 @@ class ResultsStore:
 
         Args:
             match_id: the match (:meth:`match_id`).
-            outcome: the deal's plays (:class:`training.evaluate.DealOutcome`).
+            outcome: the deal's plays (:class:`training.evaluation.match.DealOutcome`).
         Returns:
             ``True`` when stored, ``False`` when this deal of this match was already stored
             (nothing is written then).

@@ -36,7 +36,7 @@ class _Strict(BaseModel):
 
 
 class PPOConfig(_Strict):
-    """Hyperparameters of self-play PPO (``training.ppo``).
+    """Hyperparameters of self-play PPO (``training.learn.ppo``).
 
     Steps are environment decisions of any seat (one ``env.step``); ``total_steps`` counts them
     over all environments.
@@ -73,7 +73,7 @@ class PPOConfig(_Strict):
 
 
 class EvalConfig(_Strict):
-    """Evaluation of the learner against fixed opponents (``training.evaluate``, duplicate deals)."""
+    """Evaluation of the learner against fixed opponents (``training.evaluation.match``, duplicate deals)."""
 
     interval_steps: int = Field(0, ge=0, description="steps between evaluations during training (0 = none)")
     num_deals: int = Field(100, ge=1, description="deals per opponent during training")

@@ -1,0 +1,100 @@
+"""A stored round robin of duplicate-deal matches (``whist league``) and the leaderboard read
+back from the store (``whist leaderboard``).
+
+Every pair of the listed agents plays ``--deals`` duplicate deals with
+:func:`training.evaluation.match.evaluate_pair` (the same deals for every pair, from ``--seed``).
+Each deal is written to the results store (:mod:`training.evaluation.store`) as soon as it is
+finished; deals already stored for the same game, options, seed and agents are skipped, so an
+interrupted league resumes where it stopped and a repeated one adds nothing. At the end the
+leaderboard of the game and options (every match stored for them,
+:mod:`training.evaluation.ratings`) is printed; ``whist leaderboard`` prints the same text at any
+time.
+
+Examples: ``whist league --game classic_whist --agents random heuristic random --deals 300``;
+``whist leaderboard --db runs/results.sqlite --game classic_whist``.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from pathlib import Path
+from typing import Any
+
+from training.errors import CommandError, Interrupted
+from training.evaluation.match import evaluate_pair, prepare_match
+from training.evaluation.ratings import compute_leaderboard, compute_leaderboards, format_leaderboard, format_leaderboards
+from training.evaluation.store import ResultsStore, StoreError, agent_identity
+
+
+def open_store(path: str | Path, must_exist: bool = False) -> ResultsStore:
+    """The results store at ``path``.
+
+    Raises:
+        CommandError: no file at ``path`` (with ``must_exist``), or not a readable store.
+    """
+    if must_exist and not Path(path).exists():
+        raise CommandError(f"no results store at {path} (run `whist league ...` first or pass --db)")
+    try:
+        return ResultsStore(path)
+    except (StoreError, sqlite3.DatabaseError) as err:
+        raise CommandError(f"cannot open the results store: {err}") from None
+
+
+def run_league(args: Any) -> int:
+    """Carry out ``whist league`` (arguments: :func:`training.cli.configure_league`): play and
+    store every deal, print the leaderboard; returns 0.
+
+    Raises:
+        CommandError: bad game, option, deal count, seed, agent spec or store file.
+        Interrupted: Ctrl-C; every finished deal stays stored, the next run resumes.
+    """
+    setup = prepare_match(args.game, args.agents, args.deals, args.seed, args.option, "league")
+    g, agents, labels = setup.game, setup.agents, setup.labels
+    identities = [agent_identity(spec) for spec in args.agents]
+    store = open_store(args.db)
+    with store:
+        ids = [store.agent_id(label, kind, sha) for label, (kind, sha) in zip(labels, identities)]
+        start = time.perf_counter()
+        played = skipped = 0
+        try:
+            for i in range(len(agents)):
+                for j in range(i + 1, len(agents)):
+                    seats = [[ids[i] if g.side_of(seat) == side else ids[j] for seat in range(g.num_players)]
+                             for side in range(g.num_sides)]
+                    match = store.match_id(args.game, setup.options, args.seed, ids[i], ids[j], True, seats)
+                    done = {k for k in store.stored_deals(match) if k < args.deals}
+                    skipped += len(done)
+                    if len(done) == args.deals:
+                        continue
+
+                    def store_deal(outcome, match=match):
+                        nonlocal played
+                        store.add_deal(match, outcome)
+                        played += 1
+
+                    evaluate_pair(args.game, agents[i], agents[j], args.deals, seed=args.seed, options=setup.options,
+                                  duplicate=True, progress=not args.quiet, labels=(labels[i], labels[j]),
+                                  on_deal=store_deal, skip_deals=done)
+        except KeyboardInterrupt:
+            raise Interrupted(f"{played} deals played and stored in {args.db} (with {skipped} stored before); "
+                              "run the same command again to resume") from None
+        print(f"played {played} deals, skipped {skipped} already stored, in {time.perf_counter() - start:.1f} s; store: {args.db}")
+        print(format_leaderboard(compute_leaderboard(store, args.game, setup.options)))
+    return 0
+
+
+def run_leaderboard(args: Any) -> int:
+    """Carry out ``whist leaderboard`` (arguments: :func:`training.cli.configure_leaderboard`):
+    print the leaderboards; returns 0.
+
+    Raises:
+        CommandError: no readable store (status 2), or nothing stored for ``--game`` (status 1).
+    """
+    with open_store(args.db, must_exist=True) as store:
+        boards = compute_leaderboards(store, args.game)
+    if not boards:
+        what = f"game {args.game!r}" if args.game else "any game"
+        raise CommandError(f"no deals stored for {what} in {args.db}", status=1)
+    print(format_leaderboards(boards))
+    return 0

@@ -1,0 +1,215 @@
+"""``whist train CONFIG``: self-play PPO from a YAML config, then a duplicate-deal evaluation.
+
+The run folder is ``log_dir/run_name`` (from the config). It receives:
+
+* tensorboard event files (``tensorboard --logdir runs``),
+* ``checkpoints/latest.pt`` (every ``train.checkpoint_interval`` updates) and ``checkpoints/final.pt``,
+* ``config.yaml`` (the validated config), and the final evaluation tables (``save_results``).
+
+Every in-training evaluation prints one line (step, opponent, win rate with its 95% interval) and
+goes to tensorboard. Ctrl-C or SIGTERM finishes the update in progress, writes ``latest.pt``
+atomically, prints its step and the command that resumes, and exits 130; a second Ctrl-C abandons
+the update at once (``latest.pt`` then stays the last one written). A resumed run's tensorboard
+writer purges what the stopped run logged after its checkpoint's step, so no curve doubles back.
+"""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from training.errors import CommandError, Interrupted
+
+
+def make_evaluator(config: Any, opponents: dict[str, Any], num_deals: int, say: Callable[[str], Any] | None = None) -> Any:
+    """``f(net, step) -> {"eval/<opponent>/win_rate": float, "eval/<opponent>/points_per_hand": float,
+    "eval/<opponent>/points_per_hand_ci_low": float, "eval/<opponent>/points_per_hand_ci_high": float}``.
+
+    Plays ``num_deals`` duplicate deals of the current network (greedy) against each opponent and,
+    with ``say``, reports each as one line: ``eval @ step 300,000 vs heuristic: win rate 41.5%
+    [37.2, 45.8] (100 deals)``.
+    """
+    from agents.neural import NeuralAgent
+    from training.evaluation.match import evaluate_pair
+
+    def evaluate(net: Any, step: int) -> dict[str, float]:
+        agent = NeuralAgent(net, name="ppo", greedy=True, device=next(net.parameters()).device, game=config.game)
+        out: dict[str, float] = {}
+        for label, opponent in opponents.items():
+            res = evaluate_pair(config.game, agent, opponent, num_deals, seed=config.eval.seed, options=config.options,
+                                duplicate=config.eval.duplicate)
+            out[f"eval/{label}/win_rate"] = res.win_rate
+            out[f"eval/{label}/points_per_hand"] = res.points_per_hand
+            # the 95% interval, drawn as a band by `whist plot`
+            out[f"eval/{label}/points_per_hand_ci_low"], out[f"eval/{label}/points_per_hand_ci_high"] = res.points_per_hand_ci
+            if say is not None:
+                lo, hi = res.win_rate_ci
+                say(f"eval @ step {step:,} vs {label}: win rate {100 * res.win_rate:.1f}% [{100 * lo:.1f}, {100 * hi:.1f}], "
+                    f"points/hand {res.points_per_hand:+.3f} ({res.deals} deals)")
+        return out
+
+    return evaluate
+
+
+
+
+@contextmanager
+def stop_on_signal(request_stop: Callable[[], None]) -> Iterator[None]:
+    """While active, the first SIGINT or SIGTERM calls ``request_stop`` (the trainer finishes
+    its update, then stops); a second one raises ``KeyboardInterrupt`` at once. The previous
+    handlers are restored on exit. Outside the main thread (no signals there) it does nothing."""
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+
+    def handle(signum: int, frame: Any) -> None:
+        for sig in previous:
+            signal.signal(sig, signal.default_int_handler)
+        request_stop()
+
+    for sig in previous:
+        signal.signal(sig, handle)
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+
+def _load_config(args: Any) -> Any:
+    """The validated config with the command-line overrides applied.
+
+    Raises:
+        CommandError: unreadable or invalid config, or CUDA asked for and unavailable.
+    """
+    from training.learn.config import ConfigError, config_from_dict, load_config
+
+    try:
+        config = load_config(args.config)
+        data = config.model_dump(mode="json")
+        for key in ("device", "seed"):
+            if getattr(args, key) is not None:
+                data[key] = getattr(args, key)
+        if args.total_steps is not None:
+            data["train"]["total_steps"] = args.total_steps
+        config = config_from_dict(data, source=f"{args.config} (with command-line overrides)")
+        if config.device == "cuda":
+            import torch
+
+            if not torch.cuda.is_available():
+                where = "--device cuda" if args.device == "cuda" else f"device: cuda (in {args.config})"
+                raise CommandError(f"{where} was requested but torch.cuda.is_available() is False on this machine; "
+                                   "use --device cpu or --device auto")
+        config.resolved_device()  # any other device problem: a ConfigError
+    except (ConfigError, FileNotFoundError, ValueError) as exc:
+        raise CommandError(str(exc)) from None
+    return config
+
+
+def next_steps(config_path: str, run_dir: Path, game: str) -> str:
+    """The commands worth trying after a run, as printable lines."""
+    final = run_dir / "checkpoints" / "final.pt"
+    lines = [
+        "next:",
+        f"  tensorboard --logdir {run_dir.parent}                     # learning curves",
+        f"  whist eval --game {game} --agents checkpoint:{final} heuristic --deals 2000",
+        f"  whist play --game {game} --opponents checkpoint:{final}   # play against it",
+        f"  whist plot --logdir {run_dir} --out {run_dir / 'plots'}",
+    ]
+    if Path(config_path).name == "classic_default.yaml":
+        lines.append("  whist train configs/classic_long.yaml             # a serious run (hours; resumable)")
+    return "\n".join(lines)
+
+
+def run_train(args: Any) -> int:
+    """Carry out ``whist train`` (arguments: :func:`training.cli.configure_train`): train,
+    checkpoint, evaluate; returns 0.
+
+    Raises:
+        CommandError: bad config, bad opponent spec, a run folder that already holds a run
+            without ``--resume``, or a checkpoint that cannot be resumed.
+        Interrupted: Ctrl-C or SIGTERM (``latest.pt`` written first when training was stopped
+            between updates).
+    """
+    from agents import make_agent
+
+    config = _load_config(args)
+    try:  # build the opponents now, so that a bad spec fails before training starts
+        opponents = {spec: make_agent(spec, config.game, seed=config.eval.seed + i) for i, spec in enumerate(config.eval.opponents)}
+    except (ValueError, OSError) as exc:
+        raise CommandError(str(exc)) from None
+
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+    from tqdm import tqdm
+
+    from agents.checkpoint import load_checkpoint
+    from training.learn.ppo import PPOTrainer
+
+    run_dir = Path(args.run_dir) if args.run_dir else config.run_dir(args.config)
+    latest = run_dir / "checkpoints" / "latest.pt"
+    if latest.exists() and not args.resume:
+        raise CommandError(f"{run_dir} already holds a run; pass --resume to continue it or choose another run_name/--run-dir")
+    if args.resume and not latest.exists():
+        raise CommandError(f"--resume: no checkpoint at {latest}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    evaluator = make_evaluator(config, opponents, config.eval.num_deals, say=tqdm.write) if config.eval.interval_steps else None
+    trainer = PPOTrainer(config, run_dir=run_dir, evaluator=evaluator, progress=not args.no_progress)
+    if args.resume:
+        try:
+            trainer.load_state(load_checkpoint(latest, game=config.game, map_location=trainer.device))
+        except ValueError as exc:
+            raise CommandError(f"cannot resume from {latest}: {exc}") from None
+        print(f"resuming {run_dir} at step {trainer.global_step:,} (update {trainer.update})")
+    (run_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
+    nothing_to_train = trainer.global_step >= config.train.total_steps
+    final = run_dir / "checkpoints" / "final.pt"
+    final_existed = final.exists()
+    # A resumed run discards what the stopped one logged after its checkpoint (steps above
+    # global_step), so the curves neither overlap nor double back; nothing to train, nothing to log.
+    writer = None if nothing_to_train else SummaryWriter(str(run_dir), purge_step=trainer.global_step + 1 if trainer.global_step else None)
+    trainer.writer = writer
+    if nothing_to_train:
+        print(f"already at step {trainer.global_step:,} >= total_steps {config.train.total_steps:,}: nothing to train "
+              f"(raise it with --total-steps); the checkpoints are left as they are")
+    else:
+        print(f"training {config.game} to {config.train.total_steps:,} steps on {trainer.device} -> {run_dir}")
+    resume = f"whist train {args.config}{'' if args.run_dir is None else f' --run-dir {args.run_dir}'} --resume"
+    try:
+        with stop_on_signal(trainer.request_stop):
+            trainer.train()
+    except KeyboardInterrupt:
+        raise Interrupted(f"update abandoned at step {trainer.global_step:,}; the last good checkpoint is {latest} "
+                          f"(continue with: {resume})") from None
+    finally:
+        if writer is not None:
+            writer.close()
+    if trainer.stopped:
+        raise Interrupted(f"saved {latest} at step {trainer.global_step:,}; continue with: {resume}")
+    print(f"{'kept' if nothing_to_train and final_existed else 'saved'} {final}")
+
+    num_deals = config.eval.final_num_deals if args.eval_deals is None else args.eval_deals
+    if num_deals > 0 and opponents:
+        from agents.neural import NeuralAgent
+        from training.evaluation.match import evaluate_pair, format_table, save_results
+
+        agent = NeuralAgent.from_checkpoint(final, game=config.game, greedy=True, device="cpu", name=f"ppo:{run_dir.name}")
+        torch.set_num_threads(config.num_threads)
+        try:
+            results = [evaluate_pair(config.game, agent, opponent, num_deals, seed=config.eval.seed, options=config.options,
+                                     duplicate=config.eval.duplicate, progress=not args.no_progress)
+                       for opponent in opponents.values()]
+        except KeyboardInterrupt:
+            raise Interrupted(f"final evaluation abandoned; the trained agent is {final}") from None
+        print(format_table(results))
+        print("saved " + ", ".join(str(p) for p in save_results(results, run_dir)))
+    print(next_steps(args.config, run_dir, config.game))
+    return 0

@@ -1,0 +1,11 @@
+"""Viewers: what people look at.
+
+==========  ======================================================================================
+module      what it holds
+==========  ======================================================================================
+``plots``   ``whist plot``: PNG figures (win-rate heat map, ratings, learning curve, bid accuracy)
+``replay``  ``whist replay``: one self-contained HTML page stepping through a game record; its
+            HTML, CSS and JavaScript are package data in ``assets/``
+``play``    ``whist play``: a person plays in the terminal against agents
+==========  ======================================================================================
+"""
