@@ -169,7 +169,10 @@ def test_romanian_streak_and_score_features():
     lay = env.observation_layout()
     obs = env.observe("player_1")["observation"]
     assert obs[lay["streaks"]].tolist() == pytest.approx([0, 0.6, 0.8, 0, 0.4, 0])
-    assert obs[lay["scores"]].tolist() == pytest.approx([-0.5, 0.0, 1.0])
+    # scores are divided by the schedule's exact-bid points: 3 players, 1-8-1 is 1 x3, 2..7, 8 x3,
+    # 7..2, 1 x3 (21 deals, 84 cards each), so 21 x 5 + 84 = 189
+    assert g.score_scale() == 189.0
+    assert obs[lay["scores"]].tolist() == pytest.approx([-5 / 189, 0.0, 10 / 189])
 
 
 def test_romanian_full_game_through_the_env():

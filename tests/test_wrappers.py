@@ -41,7 +41,7 @@ def play_episode(env: SingleAgentWhistEnv, seed: int, rng: np.random.Generator):
 
 def quiet_check_env(env):
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # unbounded Box warnings, no-spec render warning
+        warnings.simplefilter("ignore")  # the no-spec render warning (render checks are skipped)
         check_env(env, skip_render_check=True)
 
 

@@ -15,14 +15,20 @@ Layout (``ObservationEncoder.layout``, name -> slice of the float32 vector):
 * ``leader`` (N), ``current_player`` (N), ``dealer`` (N): one-hot relative seats.
 * ``trump`` (5): one-hot suit C, D, H, S, or the last entry for no trump.
 * ``phase`` (P): one-hot of the rules' ``PHASES``.
-* ``tricks_won`` (N): tricks each relative seat won this hand, divided by the hand size.
-* ``tricks_by_side`` (S): the same per relative side.
-* ``scores`` (S): cumulative game score per relative side, divided by ``score_scale``.
-* ``games_won`` (S): games won in the match per relative side.
-* ``hand_in_game`` (1): hands completed in this game, divided by 16.
-* ``trick_number`` (1): tricks completed this hand, divided by the hand size.
-* the variant's ``EXTRA_FEATURES`` (name, size), in order (e.g. Minnesota's High/Low contract).
+* ``tricks_won`` (N): tricks each relative seat won this hand, divided by the hand size; [0, 1].
+* ``tricks_by_side`` (S): the same per relative side; [0, 1].
+* ``scores`` (S): cumulative game score per relative side, divided by the game's
+  ``score_scale()`` (the target score; Romanian Whist: the points of exact bids on every deal of
+  the schedule) and clipped to [-2, 2] (only a score beyond twice the scale is clipped).
+* ``games_won`` (S): games won in the match per relative side; [0, games needed to win the match].
+* ``hand_in_game`` (1): hands completed in this game, divided by 16; [0, ``max_hands`` / 16].
+* ``trick_number`` (1): tricks completed this hand, divided by the tricks of a hand
+  (``tricks_per_hand()``: the hand size; 26 in German Whist); [0, 1].
+* the variant's ``EXTRA_FEATURES`` (name, size), in order (e.g. Minnesota's High/Low contract),
+  bounded by the rules' ``extra_feature_bounds()`` (all in [0, 1] but Romanian Whist's
+  ``tricks_needed``, in [-1, 1]).
 
+Every entry is finite and lies in :meth:`ObservationEncoder.bounds`, the observation space's box.
 C = card actions of the game (52 or 54), N = players, S = sides, P = phases.
 """
 
@@ -48,18 +54,21 @@ def mask_to_int8(mask: int, n: int) -> np.ndarray:
     return np.unpackbits(words.view(np.uint8), bitorder="little")[:n].astype(np.int8)
 
 
+#: The score features are clipped to [-SCORE_CLIP, SCORE_CLIP] (in units of the score scale).
+SCORE_CLIP = 2.0
+
+
 class ObservationEncoder:
     """Encodes a rules object's state as seen by one seat.
 
     Args:
         game: the rules object; only its public attributes are read, and of the hidden cards
-            only the observer's own hand.
-        score_scale: divisor of the score features (e.g. the target score).
+            only the observer's own hand. Its ``score_scale()`` divides the score features.
     """
 
-    def __init__(self, game: TrickTakingGame, score_scale: float) -> None:
+    def __init__(self, game: TrickTakingGame) -> None:
         self.game = game
-        self.score_scale = float(score_scale)
+        self.score_scale = game.score_scale()
         n, s, c = game.num_players, game.num_sides, game.NUM_CARD_ACTIONS
         self.num_card_blocks = 1 + 2 * n + len(game.PUBLIC_CARD_SETS)
         sizes = [("hand", c), ("played", n * c), ("trick", n * c)]
@@ -108,20 +117,23 @@ class ObservationEncoder:
         for r in range(sides):
             side = (own + r) % sides
             out[s0 + r] = by_side[side] / hs
-            out[c0 + r] = g.scores[side] / self.score_scale
+            out[c0 + r] = min(max(g.scores[side] / self.score_scale, -SCORE_CLIP), SCORE_CLIP)
             out[w0 + r] = g.games_won[side]
         out[lay["hand_in_game"].start] = g.hand_in_game / 16.0
-        out[lay["trick_number"].start] = g.trick_number / hs
+        out[lay["trick_number"].start] = g.trick_number / g.tricks_per_hand()
         if g.EXTRA_FEATURES:
             out[self.extra_start :] = g.extra_features(seat)
         return out
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
-        """``(low, high)`` float32 arrays for a ``gymnasium.spaces.Box``."""
-        low = np.full(self.size, -np.inf, dtype=np.float32)
-        high = np.full(self.size, np.inf, dtype=np.float32)
-        low[: self.binary_size] = 0.0
-        high[: self.binary_size] = 1.0
-        for name in ("tricks_won", "tricks_by_side", "trick_number", "games_won", "hand_in_game"):
-            low[self.layout[name]] = 0.0
+        """``(low, high)`` finite float32 arrays of shape ``(size,)`` for a
+        ``gymnasium.spaces.Box``: the bound of every feature (module docstring)."""
+        g, lay = self.game, self.layout
+        low = np.zeros(self.size, dtype=np.float32)
+        high = np.ones(self.size, dtype=np.float32)
+        low[lay["scores"]], high[lay["scores"]] = -SCORE_CLIP, SCORE_CLIP
+        high[lay["games_won"]] = g.games_to_win()
+        high[lay["hand_in_game"]] = g.options.max_hands / 16.0
+        extra_low, extra_high = g.extra_feature_bounds()
+        low[self.extra_start :], high[self.extra_start :] = extra_low, extra_high
         return low, high

@@ -47,7 +47,7 @@ class WhistEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
         self.agents = list(self.possible_agents)
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
-        self.encoder = ObservationEncoder(self.game, getattr(self.game.options, "target_score", 10) or 10)
+        self.encoder = ObservationEncoder(self.game)
         low, high = self.encoder.bounds()
         n_act = self.game.num_actions
         obs_space = spaces.Dict(

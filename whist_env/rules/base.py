@@ -283,6 +283,26 @@ class TrickTakingGame:
         """The variant's extra numeric features seen by ``seat``, sizes as ``EXTRA_FEATURES``."""
         return []
 
+    def extra_feature_bounds(self) -> tuple[list[float], list[float]]:
+        """``(low, high)`` of every entry of :meth:`extra_features` (each list as long as the
+        features); by default every entry lies in [0, 1]."""
+        size = sum(n for _, n in self.EXTRA_FEATURES)
+        return [0.0] * size, [1.0] * size
+
+    def tricks_per_hand(self) -> int:
+        """Tricks played in one hand (the most ``trick_number`` reaches): ``HAND_SIZE`` unless
+        the variant plays more (German Whist: 13 stock tricks, then 13 scoring tricks)."""
+        return self.HAND_SIZE
+
+    def score_scale(self) -> float:
+        """Divisor of the score features of the observation, in points: the target score where
+        the game has one, else 10."""
+        return float(getattr(self.options, "target_score", None) or 10)
+
+    def games_to_win(self) -> int:
+        """Games a side must win to end the episode (``best_of`` match play; else 1)."""
+        return (getattr(self.options, "best_of", 1) + 1) // 2
+
     def _trick_winner(self) -> int:
         """Winner of the completed trick ``self.trick`` (RULES.md §1.4)."""
         return trick_winner(self.trick, self.ctx)
@@ -389,7 +409,7 @@ class TrickTakingGame:
             game_over = True
         elif winner_side is not None:
             self.games_won[winner_side] += 1
-            if self.games_won[winner_side] >= (getattr(self.options, "best_of", 1) + 1) // 2:
+            if self.games_won[winner_side] >= self.games_to_win():
                 self._end_episode([winner_side])
                 game_over = True
         rewards = self._rewards(points, game_over)

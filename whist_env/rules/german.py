@@ -135,6 +135,10 @@ class GermanWhist(TrickTakingGame):
         top = 1 << self.stock[0] if self.stock else 0
         return [top, self.known[1 - seat]]
 
+    def tricks_per_hand(self) -> int:
+        """26: 13 tricks for the stock (RULES.md §4), then 13 scoring tricks."""
+        return 2 * self.HAND_SIZE
+
     def extra_features(self, seat: int) -> list[float]:
         return [len(self.stock) / STOCK_SIZE, self.stock_tricks_won[seat] / 13.0, self.stock_tricks_won[1 - seat] / 13.0]
 

@@ -306,6 +306,18 @@ class RomanianWhist(TrickTakingGame):
             streaks[2 * r + 1] = self.misses[s] / self.options.streak_length
         return out + bids + needed + streaks
 
+    def extra_feature_bounds(self) -> tuple[list[float], list[float]]:
+        """Every extra feature lies in [0, 1] but ``tricks_needed``, in [-1, 1] (tricks over the bid)."""
+        low, high = super().extra_feature_bounds()
+        start = 2 + self.num_players * (MAX_BID + 2)
+        low[start : start + self.num_players] = [-1.0] * self.num_players
+        return low, high
+
+    def score_scale(self) -> float:
+        """The points of exact bids on every deal of the schedule (``5 + k`` each, RULES.md §5.7),
+        streak bonuses left out: the scale of a game's scores (there is no target score)."""
+        return float(sum(5 + k for k in self.schedule))
+
     def public_state(self) -> dict[str, Any]:
         return {
             "deal_index": self.deal_index,
