@@ -190,3 +190,86 @@ def test_every_hand_is_visible_at_1280x900(browser, tmp_path, game):
         browser.save_screenshot(str(tmp_path / f"{game}.png"))
     finally:
         browser.execute_cdp_cmd("Emulation.clearDeviceMetricsOverride", {})
+
+
+# ------------------------------------------------------------------------------ exit status and cosmetics
+@pytest.mark.parametrize(
+    ("damage", "message"),
+    [
+        (lambda r: r.pop("actions"), "no 'actions' field"),
+        (lambda r: r.__setitem__("actions", "KH"), "field 'actions'"),
+        (lambda r: r["actions"][3].pop("agent"), "actions[3] has no 'agent'"),
+        (lambda r: r["hands"][0].__setitem__("tricks", None), "hands[0] field 'tricks'"),
+        (lambda r: r.__setitem__("version", 7), "version"),
+    ],
+)
+def test_malformed_record_is_an_error_and_writes_no_page(tmp_path, capsys, damage, message):
+    record = _record("classic_whist")
+    damage(record)
+    path = write_records([record], tmp_path / "bad.jsonl")
+    page = tmp_path / "bad.html"
+    assert cli.main(["replay", str(path), "--html", str(page)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("whist replay: error: ") and message in err
+    assert not page.exists()
+
+
+@pytest.mark.parametrize("tamper", ["action", "deal", "result"])
+def test_record_that_does_not_replay_writes_the_page_and_exits_1(tmp_path, capsys, tamper):
+    record = _record("classic_whist")
+    if tamper == "action":  # another legal-looking card at step 5
+        entry = record["actions"][5]
+        entry["action"], entry["label"] = (entry["action"] + 1) % 52, "XX"
+        expected = "first differing step 5"
+    elif tamper == "deal":
+        hands = record["reset_options"]["hands"] if record.get("reset_options") else record["hands"][0]["deal"]["hands"]
+        a, b = list(hands)[:2]
+        hands[a][0], hands[b][0] = hands[b][0], hands[a][0]
+        expected = "first differing step 0"
+    else:
+        record["result"]["scores"]["player_0"] += 1
+        expected = f"first differing step {len(record['actions'])}"
+    path = write_records([record], tmp_path / "t.jsonl")
+    page = tmp_path / "t.html"
+    assert cli.main(["replay", str(path), "--html", str(page)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("whist replay: error: the record does not replay") and expected in err
+    html = page.read_text(encoding="utf-8")
+    assert 'id="mismatch"' in html and _embedded(html)["replay"]["ok"] is False
+
+
+def test_deal_and_hand_are_numbered_from_1_everywhere(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    path = tmp_path / "rec"
+    assert cli.main(["eval", "--game", "classic_whist", "--agents", "heuristic", "random", "--deals", "1", "--quiet",
+                     "--records", str(path)]) == 0
+    page = tmp_path / "first.html"
+    assert cli.main(["replay", str(next(path.glob("*.jsonl"))), "--html", str(page)]) == 0
+    browser.get(page.resolve().as_uri())
+    assert "deal 1" in browser.find_element(By.ID, "subtitle").text
+    assert "deal 0" not in browser.find_element(By.ID, "subtitle").text
+    facts = browser.find_element(By.ID, "facts").text
+    assert "hand\n1" in facts or "hand 1" in facts
+
+
+def test_bid_whist_auction_shows_no_trump_indicator_and_books_stay_on_one_line(browser, tmp_path):
+    from selenium.webdriver.common.by import By
+
+    record = _record("bid_whist", seed=3)
+    data = build_page_data(record)
+    auction = [i for i, st in enumerate(data["states"]) if st["phase"] == "auction"]
+    play = [i for i, st in enumerate(data["states"]) if st["phase"] in GAMES["bid_whist"].raw_env().game.CARD_PLAY_PHASES]
+    assert auction and all(data["states"][i]["trump_pending"] for i in auction)
+    assert play and not any(data["states"][i]["trump_pending"] for i in play)
+    page = tmp_path / "bid.html"
+    page.write_text(render_html(data), encoding="utf-8")
+    browser.get(page.resolve().as_uri())
+    browser.execute_script("var s = document.getElementById('slider'); s.value = arguments[0]; s.oninput.call(s);", str(auction[0]))
+    centre = browser.find_element(By.ID, "centre").text
+    assert "trump" not in centre.lower() and "auction" in centre
+    assert "not named yet" in browser.find_element(By.ID, "facts").text
+    labels = browser.find_elements(By.CSS_SELECTOR, "#score .label")
+    assert labels and any("books" in e.text for e in labels)
+    for e in labels:
+        assert browser.execute_script("return arguments[0].getClientRects().length", e) == 1, e.text

@@ -119,13 +119,13 @@ def next_steps(config_path: str, run_dir: Path, game: str) -> str:
     final = run_dir / "checkpoints" / "final.pt"
     lines = [
         "next:",
-        f"  tensorboard --logdir {run_dir.parent}                     # learning curves",
+        f"  tensorboard --logdir {run_dir.parent}   # learning curves",
         f"  whist eval --game {game} --agents checkpoint:{final} heuristic --deals 2000",
         f"  whist play --game {game} --opponents checkpoint:{final}   # play against it",
         f"  whist plot --logdir {run_dir} --out {run_dir / 'plots'}",
     ]
     if Path(config_path).name == "classic_default.yaml":
-        lines.append("  whist train configs/classic_long.yaml             # a serious run (hours; resumable)")
+        lines.append("  whist train configs/classic_long.yaml   # a serious run (hours on 2 cores; resumable)")
     return "\n".join(lines)
 
 

@@ -128,6 +128,16 @@ class _Snapshotter:
         self.agents = list(env.possible_agents)
         self.viewer = viewer
         self.players = players
+        # games whose declarer names trump by an action (Bid Whist) have no trump until then
+        self.trump_named = any(self.g.action_label(a).startswith("trump:") for a in range(self.g.num_actions))
+
+    def trump_pending(self, public: Mapping[str, Any]) -> bool:
+        """Whether trump is still to be named (before the contract and the declarer's choice):
+        the page then shows no trump indicator instead of "no trump"."""
+        g = self.g
+        if not self.trump_named or g.trump is not None or g.phase in g.CARD_PLAY_PHASES:
+            return False
+        return not str(public.get("contract") or "").endswith(":notrump")
 
     def visible(self) -> list[str]:
         return [self.viewer] if self.viewer else list(self.agents)
@@ -154,6 +164,7 @@ class _Snapshotter:
             "dealer": agents[ref["dealer"]],
             "to_act": None if (g.done or g.truncated) else env.agent_selection,
             "trump": ref["trump"],
+            "trump_pending": self.trump_pending(public),
             "hands": {a: sort_cards(list(views[a]["hand"])) for a in self.visible()},
             "counts": {a: len(views[a]["hand"]) for a in agents},
             "table": {"cards": trick, "leader": agents[ref["leader"]] if trick else None, "winner": None},
@@ -194,7 +205,8 @@ def build_page_data(record: Mapping[str, Any], viewer: str | None = None, title:
     Returns:
         a JSON-ready dict: ``game``, ``title``, ``agents``, ``players``, ``sides`` (list of agent
         lists), ``viewer``, ``states`` (list of state dicts: ``kind`` deal/action/hand_end,
-        ``phase``, ``hand_number``, ``dealer``, ``to_act``, ``trump``, ``hands`` (agent -> sorted
+        ``phase``, ``hand_number``, ``dealer``, ``to_act``, ``trump``, ``trump_pending`` (trump is still to be named, Bid Whist before the
+        declarer names it), ``hands`` (agent -> sorted
         card texts, visible agents only), ``counts``, ``table`` (``cards`` agent -> card,
         ``leader``, ``winner``), ``tricks_won``, ``score``, ``hand_points``, ``facts``,
         ``agent_facts``, ``side_facts``, ``private``, ``action``, ``caption``, ``stop`` (a

@@ -57,15 +57,16 @@
       t += '<div class="slot' + (tr.winner === a ? " winner" : "") + '" style="left:' + p[0] + "%;top:" + p[1] + '%">' + card(tr.cards[a]) +
         '<div class="who">' + esc(a) + (tr.leader === a ? " (led)" : "") + "</div></div>";
     });
-    var trump = st.trump ? '<div class="trump' + (isRed(st.trump) ? " red" : "") + '">' + SYM[st.trump] + "</div>trump" : '<div class="trump">&ndash;</div>no trump';
-    if (!Object.keys(tr.cards).length) t += '<div class="center">' + trump + '<br><span style="opacity:.8">' + esc(st.phase) + "</span></div>";
+    var trump = st.trump ? '<div class="trump' + (isRed(st.trump) ? " red" : "") + '">' + SYM[st.trump] + "</div>trump<br>"
+      : st.trump_pending ? "" : '<div class="trump">&ndash;</div>no trump<br>';
+    if (!Object.keys(tr.cards).length) t += '<div class="center" id="centre">' + trump + '<span style="opacity:.8">' + esc(st.phase) + "</span></div>";
     else if (tr.winner) t += '<div class="center" style="top:50%"><b>' + esc(tr.winner) + "</b><br>wins</div>";
     t += "</div>";
     $("board").innerHTML = h + t;
   }
   function renderPanel(st, i) {
     var f = [["hand", (st.hand_number + 1) + (st.game_number ? " (game " + (st.game_number + 1) + ")" : "")], ["phase", st.phase], ["dealer", st.dealer],
-      ["trump", st.trump ? st.trump : "none"]];
+      ["trump", st.trump ? st.trump : st.trump_pending ? "not named yet" : "none"]];
     f = f.concat(st.facts);
     $("facts").innerHTML = f.map(function (x) {
       var v = x[0] === "trump" && st.trump ? '<span class="inline-card' + (isRed(st.trump) ? " red" : "") + '">' + SYM[st.trump] + "</span>" : fmt(x[1]);
@@ -142,7 +143,7 @@
     return "<div>" + esc(k) + " = <b>" + esc(optText(DATA.rule_options[k])) + "</b></div>";
   }).join("");
   var sub = [];
-  if (DATA.meta && DATA.meta.match) sub.push(DATA.meta.match + (DATA.meta.deal_index !== undefined ? ", deal " + DATA.meta.deal_index : ""));
+  if (DATA.meta && DATA.meta.match) sub.push(DATA.meta.match + (DATA.meta.deal_index !== undefined ? ", deal " + (DATA.meta.deal_index + 1) : ""));
   if (DATA.viewer) sub.push("viewer: " + DATA.viewer + " (other hands hidden)");
   $("subtitle").textContent = sub.join(" \u00b7 ");
   $("subtitle").hidden = !sub.length;
