@@ -144,3 +144,21 @@ def test_checkpoint_file_mode_follows_the_umask(tmp_path):
     finally:
         os.umask(old)
     assert stat.S_IMODE(path.stat().st_mode) == 0o644
+
+
+def test_checkpoint_spec_on_a_directory_lists_its_pt_files(tmp_path, capsys):
+    from training.cli import main
+
+    run = tmp_path / "run" / "checkpoints"
+    run.mkdir(parents=True)
+    (run / "latest.pt").write_bytes(b"x")
+    (run / "final.pt").write_bytes(b"x")
+    assert main(["eval", "--agents", f"checkpoint:{tmp_path / 'run'}", "random", "--deals", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("whist eval: error: ") and "is a directory" in err and "does not exist" not in err
+    assert "checkpoints/final.pt, checkpoints/latest.pt" in err
+    (tmp_path / "empty").mkdir()
+    assert main(["eval", "--agents", f"checkpoint:{tmp_path / 'empty'}", "random", "--deals", "2", "--quiet"]) == 2
+    assert "holds no .pt files" in capsys.readouterr().err
+    assert main(["eval", "--agents", f"checkpoint:{tmp_path / 'missing.pt'}", "random", "--deals", "2", "--quiet"]) == 2
+    assert "does not exist" in capsys.readouterr().err

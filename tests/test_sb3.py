@@ -11,6 +11,7 @@ pytest.importorskip("sb3_contrib")
 
 from sb3_contrib import MaskablePPO  # noqa: E402
 
+import whist_env  # noqa: E402
 from training import cli  # noqa: E402
 from training.learn import sb3 as sb3_maskable  # noqa: E402
 from whist_env.wrappers import SingleAgentWhistEnv  # noqa: E402
@@ -129,3 +130,92 @@ def test_make_opponents_per_seat():
     opponents = sb3_maskable.make_opponents(["random", "heuristic", "random"], "classic_whist", [1, 2, 3], seed=0)
     assert sorted(opponents) == [1, 2, 3]
     assert all(callable(p.act) for p in opponents.values())
+
+
+# ------------------------------------------------------------------------------ the sb3:PATH agent spec
+@pytest.fixture(scope="module")
+def sb3_model(tmp_path_factory):
+    import torch
+
+    torch.set_num_threads(1)
+    model = MaskablePPO("MlpPolicy", SingleAgentWhistEnv("classic_whist"), n_steps=64, batch_size=32, n_epochs=1, seed=0,
+                        device="cpu", policy_kwargs={"net_arch": [16]})
+    model.learn(total_timesteps=64)
+    path = tmp_path_factory.mktemp("sb3") / "model.zip"
+    model.save(path)
+    return path
+
+
+def test_sb3_spec_plays_in_eval_league_and_play(sb3_model, tmp_path, capsys):
+    assert cli.main(["eval", "--agents", f"sb3:{sb3_model}", "random", "--deals", "2", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"sb3:{sb3_model}" in out and "win rate A" in out
+    assert cli.main(["league", "--agents", f"sb3:{sb3_model}", "random", "--deals", "1", "--quiet",
+                     "--db", str(tmp_path / "r.sqlite")]) == 0
+    from agents import make_agent
+
+    agent = make_agent(f"sb3:{sb3_model}", "classic_whist")
+    env = whist_env.classic_whist_v0.raw_env()
+    env.reset(seed=0)
+    for _ in range(8):  # masks are used at prediction: every action is legal
+        obs = env.observe(env.agent_selection)
+        a = agent.act(obs)
+        assert obs["action_mask"][a] == 1
+        env.step(a)
+
+
+def test_checkpoint_spec_on_an_sb3_zip_names_the_sb3_spec(sb3_model, capsys):
+    assert cli.main(["eval", "--agents", f"checkpoint:{sb3_model}", "random", "--deals", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert "stable-baselines3 model" in err and f"sb3:{sb3_model}" in err and "truncated" not in err
+
+
+@pytest.mark.parametrize("kind", ["dir", "missing", "torch", "other_game"])
+def test_sb3_spec_errors_name_the_cause(sb3_model, tmp_path, capsys, kind):
+    if kind == "dir":
+        spec, message = f"sb3:{sb3_model.parent}", "is a directory; give the model file, one of: model.zip"
+    elif kind == "missing":
+        spec, message = f"sb3:{tmp_path / 'nope.zip'}", "does not exist"
+    elif kind == "torch":
+        import torch
+
+        torch.save({"x": torch.zeros(1)}, tmp_path / "w.pt")
+        spec, message = f"sb3:{tmp_path / 'w.pt'}", "not a stable-baselines3 model zip"
+    else:
+        spec, message = f"sb3:{sb3_model}", "does not fit german_whist"
+    game = "german_whist" if kind == "other_game" else "classic_whist"
+    assert cli.main(["eval", "--game", game, "--agents", spec, "random", "--deals", "2", "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("whist eval: error: ") and message in err and "Traceback" not in err
+
+
+def test_sb3_zip_is_loaded_without_unpickling(sb3_model, tmp_path):
+    """A cloudpickled entry of the zip's JSON would run code when unpickled; it is never unpickled."""
+    import base64
+    import pickle
+    import zipfile
+
+    from agents.sb3_agent import SB3Agent
+
+    marker = tmp_path / "pwned"
+
+    class Payload:
+        def __reduce__(self):
+            return (open, (str(marker), "w"))
+
+    bad = tmp_path / "bad.zip"
+    with zipfile.ZipFile(sb3_model) as src, zipfile.ZipFile(bad, "w") as dst:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "data":
+                doc = json.loads(data)
+                doc["observation_space"][":serialized:"] = base64.b64encode(pickle.dumps(Payload())).decode()
+                doc["extra_entry"] = {":type:": "x", ":serialized:": base64.b64encode(pickle.dumps(Payload())).decode()}
+                data = json.dumps(doc).encode()
+            dst.writestr(item, data)
+    agent = SB3Agent.from_zip(bad, "classic_whist")
+    assert not marker.exists()
+    env = whist_env.classic_whist_v0.raw_env()
+    env.reset(seed=1)
+    obs = env.observe(env.agent_selection)
+    assert obs["action_mask"][agent.act(obs)] == 1
