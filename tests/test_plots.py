@@ -231,3 +231,13 @@ def test_learning_curve_of_a_run_without_evaluation_draws_the_training_curve(tmp
     assert _is_png(tmp_path / "plots" / "learning_curve.png")
     assert any("no evaluation points were logged" in t for t in titles)
     assert "wrote" in capsys.readouterr().out
+
+
+def test_heat_map_title_gives_deals_per_pair_not_the_total():
+    from training.viewers.plots import board_title
+
+    board = _board()  # two pairs of 3 deals each, 6 in all
+    assert board_title(board, per_pair=True) == "classic_whist, 3 duplicate deals per pair"
+    assert board_title(board) == "classic_whist, 6 duplicate deals in all"
+    board.pairs[1] = summarize_pair([0.5, -0.5], [0.5, 0.25], agent_a="heuristic", agent_b="ppo", game="classic_whist", hands=4, games=4)
+    assert board_title(board, per_pair=True) == "classic_whist, 2–3 duplicate deals per pair"

@@ -245,6 +245,14 @@ def test_whist_train_cli_end_to_end_and_resume(tmp_path, capsys):
     out = capsys.readouterr().out
     run_dir = tmp_path / "tiny"
     assert "random" in out and "heuristic" in out and (run_dir / "checkpoints" / "final.pt").exists()
+    # one printed line per opponent and in-training evaluation, then the next commands to try
+    evals = [line for line in out.splitlines() if line.startswith("eval @ step ")]
+    assert [line.split(":")[0] for line in evals] == ["eval @ step 128 vs random", "eval @ step 128 vs heuristic",
+                                                       "eval @ step 256 vs random", "eval @ step 256 vs heuristic"]
+    assert all("win rate" in line and "%" in line and "[" in line and "(2 deals)" in line for line in evals)
+    final = run_dir / "checkpoints" / "final.pt"
+    assert "next:" in out and f"tensorboard --logdir {tmp_path}" in out
+    assert f"--agents checkpoint:{final} heuristic" in out and f"whist play --game classic_whist --opponents checkpoint:{final}" in out
     assert (run_dir / "config.yaml").exists() and list(run_dir.glob("events.out.tfevents.*"))
     assert any(p.suffix == ".json" for p in run_dir.iterdir()) and any(p.suffix == ".csv" for p in run_dir.iterdir())
     from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
@@ -305,3 +313,11 @@ def test_cuda_without_cuda_is_a_one_line_error(tmp_path, capsys, monkeypatch, wh
     assert "torch.cuda.is_available() is False" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
     assert ("--device cuda" if where == "flag" else "device: cuda") in err
     assert not (tmp_path / "tiny").exists()
+
+
+def test_progress_bar_shows_the_return_only_once_defined():
+    nan = float("nan")
+    fields = PPOTrainer._progress_fields({"episode_return_vs_pool": nan, "entropy": 1.234}, 2000.4)
+    assert fields == {"sps": "2000", "ent": "1.23"}
+    fields = PPOTrainer._progress_fields({"episode_return_vs_pool": -0.5}, 10.0)
+    assert fields == {"sps": "10", "ret": "-0.50"}

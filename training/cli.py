@@ -32,9 +32,17 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from training.errors import CommandError, Interrupted
+
+
+class WhistArgumentParser(argparse.ArgumentParser):
+    """An argument parser whose usage errors read like every other error of the command:
+    ``whist <command>: error: <message>`` and a pointer to ``--help`` (exit status 2)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n(see '{self.prog} --help')\n")
 
 
 # ---------------------------------------------------------------------------------- shared arguments
@@ -281,7 +289,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The top-level argument parser with one subparser per subcommand; only ``command``'s
     arguments are built (the others are listed with their one-line help)."""
-    parser = argparse.ArgumentParser(prog="whist", description="whist-env: train and evaluate agents for Whist-family games.")
+    parser = WhistArgumentParser(prog="whist", description="whist-env: train and evaluate agents for Whist-family games.")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (help_text, configure, _) in SUBCOMMANDS.items():
         p = sub.add_parser(name, help=help_text, description=help_text)
@@ -305,7 +313,9 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser(command if command in SUBCOMMANDS else None).parse_args(argv)
     module, _, function = SUBCOMMANDS[args.command][2].partition(":")
     try:
-        return int(getattr(importlib.import_module(module), function)(args) or 0)
+        status = int(getattr(importlib.import_module(module), function)(args) or 0)
+        sys.stdout.flush()  # a reader that went away shows here, not at interpreter exit
+        return status
     except Interrupted as exc:
         print(f"\nwhist {args.command}: interrupted: {exc}", file=sys.stderr)
         return exc.status

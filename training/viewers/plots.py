@@ -122,7 +122,7 @@ def _label_inches(labels: Sequence[str], fontsize: float) -> float:
     return max((len(t) for t in labels), default=0) * 0.6 * fontsize / 72
 
 
-def _title(board: Any, per_pair: bool = False) -> str:
+def board_title(board: Any, per_pair: bool = False) -> str:
     """``game {options}, N duplicate deals`` (in all, or ``per pair``: a range when pairs differ)."""
     opts = {k: v for k, v in board.options.items() if k != "episode" or v != "hand"}
     head = board.game + (f" {canonical_json(opts)}" if opts else "")
@@ -171,7 +171,7 @@ def plot_win_rate_heatmap(board: Any, path: str | Path) -> Path:
     ax.set_yticks(range(n), labels, fontsize=tick_size)
     ax.set_xlabel("opponent (column)")
     ax.set_ylabel("agent (row)")
-    fig.suptitle(f"Win rate of row vs column [95% CI]\n{_title(board, per_pair=True)}", fontsize=9)
+    fig.suptitle(f"Win rate of row vs column [95% CI]\n{board_title(board, per_pair=True)}", fontsize=9)
     fig.colorbar(im, ax=ax, label="win rate (ties count half)", shrink=min(1.0, 0.5 + 0.15 * n))
     return _save(fig, path)
 
@@ -201,7 +201,7 @@ def plot_ratings(board: Any, path: str | Path) -> Path:
     ax.set_yticks(y, labels, fontsize=9)
     ax.set_ylim(-0.6, len(rows) - 0.4)
     ax.set_xlabel("openskill rating (Plackett-Luce)")
-    fig.suptitle(f"Ratings\n{_title(board)}", fontsize=9)
+    fig.suptitle(f"Ratings\n{board_title(board)}", fontsize=9)
     ax.grid(axis="x", alpha=0.3)
     fig.legend(*ax.get_legend_handles_labels(), fontsize=8, loc="outside lower center", ncols=2)
     return _save(fig, path)
