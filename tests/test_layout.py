@@ -1,0 +1,115 @@
+"""The house rules of DESIGN.md "Layers", checked on the source: no import cycles among the
+project's modules, imports point down the layers, every package says what it holds, and code
+names what it is rather than a work item."""
+
+from __future__ import annotations
+
+import ast
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("whist_env", "agents", "training")
+
+
+def modules() -> dict[str, Path]:
+    """Dotted module name -> file, for every module of the project's packages."""
+    out = {}
+    for pkg in PACKAGES:
+        for path in (ROOT / pkg).rglob("*.py"):
+            name = ".".join(path.relative_to(ROOT).with_suffix("").parts)
+            out[name.removesuffix(".__init__")] = path
+    return out
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the project modules it imports (anywhere in the file, lazy imports included)."""
+    mods = modules()
+
+    def resolve(name: str) -> str | None:
+        while name and name not in mods:
+            name = name.rpartition(".")[0]
+        return name or None
+
+    graph: dict[str, set[str]] = {m: set() for m in mods}
+    for mod, path in mods.items():
+        is_pkg = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parts = mod.split(".") if is_pkg else mod.split(".")[:-1]
+                    base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+                targets = [f"{base}.{a.name}" for a in node.names] + [base]
+            else:
+                continue
+            for target in targets:
+                r = resolve(target)
+                # a module importing its own package (or a package its own submodule) is no edge
+                if r and r != mod and not mod.startswith(r + ".") and not r.startswith(mod + "."):
+                    graph[mod].add(r)
+    return graph
+
+
+def test_no_import_cycles():
+    graph = import_graph()
+    state: dict[str, int] = {}  # 1 on the stack, 2 done
+    stack: list[str] = []
+
+    def visit(m: str) -> None:
+        state[m] = 1
+        stack.append(m)
+        for n in sorted(graph[m]):
+            if state.get(n) == 1:
+                raise AssertionError("import cycle: " + " -> ".join(stack[stack.index(n):] + [n]))
+            if n not in state:
+                visit(n)
+        stack.pop()
+        state[m] = 2
+
+    for m in sorted(graph):
+        if m not in state:
+            visit(m)
+
+
+#: package prefix -> prefixes it must never import (DESIGN.md "Layers": imports point down)
+FORBIDDEN = {
+    "whist_env": ("agents", "training"),
+    "agents": ("training",),
+    "training.evaluation": ("training.learn", "training.viewers", "training.cli"),
+    "training.learn": ("training.viewers", "training.cli"),
+    "training.viewers": ("training.learn", "training.cli"),
+}
+
+
+@pytest.mark.parametrize("layer", sorted(FORBIDDEN))
+def test_imports_point_down(layer):
+    bad = [(m, n) for m, targets in import_graph().items() if m == layer or m.startswith(layer + ".")
+           for n in targets if any(n == f or n.startswith(f + ".") for f in FORBIDDEN[layer])]
+    assert not bad, bad
+
+
+def test_every_package_has_a_docstring_that_is_its_map():
+    for path in ROOT.glob("training/**/__init__.py"):
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+        assert doc and len(doc.splitlines()) >= 3, path
+
+
+def test_code_never_refers_to_work_items():
+    pattern = re.compile(r"\bissue\s*#?\d+|\bitem\s+\d+\b", re.IGNORECASE)
+    hits = [f"{path.relative_to(ROOT)}:{n}" for path in modules().values()
+            for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1) if pattern.search(line)]
+    assert not hits, hits
+
+
+def test_replay_page_assets_are_package_data():
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    data = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    shipped = data["tool"]["setuptools"]["package-data"]["training.viewers"]
+    assets = sorted(p.name for p in (ROOT / "training" / "viewers" / "assets").iterdir())
+    assert assets == ["replay.css", "replay.html", "replay.js"]
+    assert all(any(Path(f"assets/{a}").match(pattern) for pattern in shipped) for a in assets)
