@@ -87,6 +87,13 @@ class ObservationEncoder:
         self.binary_size = self.layout["tricks_won"].start  # everything before is 0/1
         self._phase_index = {p: i for i, p in enumerate(game.PHASES)}
 
+    def for_game(self, game: TrickTakingGame) -> ObservationEncoder:
+        """This encoder (same layout) reading another rules object of the same variant and
+        options, e.g. a clone."""
+        new = object.__new__(type(self))
+        new.__dict__ = {**self.__dict__, "game": game}
+        return new
+
     def encode(self, seat: int) -> np.ndarray:
         """Observation vector of ``seat``: float32 array of shape ``(size,)``."""
         g = self.game
