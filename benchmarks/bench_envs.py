@@ -2,7 +2,8 @@
 
 Prints decisions/s and hands/s for (a) the rules object alone, (b) ``raw_env`` with an
 observation of the acting agent at every decision (``env.last()``), (c) the wrapped ``env()``,
-for every game in ``whist_env.GAMES`` (or those named with ``--games``). One process, one core.
+for every game in ``whist_env.GAMES`` (or those named with ``--games``); then the time of
+``copy.deepcopy(raw_env)`` against ``raw_env.clone()``. One process, one core.
 
     python benchmarks/bench_envs.py [--hands 400] [--games classic_whist]
 """
@@ -66,6 +67,24 @@ def bench_aec(make, hands: int, seed: int) -> tuple[int, int, float]:
     return decisions, hands, time.perf_counter() - start
 
 
+def bench_copies(module, repeats: int, seed: int) -> tuple[float, float]:
+    """Seconds per ``copy.deepcopy(raw_env)`` and per ``raw_env.clone()`` of an env in mid-hand."""
+    import copy
+
+    env = module.raw_env()
+    env.reset(seed=seed)
+    for _ in range(6):
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[0]))
+    start = time.perf_counter()
+    for _ in range(repeats):
+        copy.deepcopy(env)
+    deep = (time.perf_counter() - start) / repeats
+    start = time.perf_counter()
+    for _ in range(10 * repeats):
+        env.clone()
+    return deep, (time.perf_counter() - start) / (10 * repeats)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--hands", type=int, default=400, help="hands played per measurement (default 400)")
@@ -83,6 +102,10 @@ def main() -> None:
         ):
             decisions, hands, seconds = fn()
             print(f"{name:<18} {layer:<14} {decisions / seconds:>12,.0f} {hands / seconds:>10,.1f}")
+    print(f"\n{'game':<18} {'deepcopy µs':>12} {'clone() µs':>11} {'ratio':>7}")
+    for name in args.games:
+        deep, clone = bench_copies(whist_env.GAMES[name], 200, args.seed)
+        print(f"{name:<18} {deep * 1e6:>12,.1f} {clone * 1e6:>11,.1f} {deep / clone:>6,.0f}x")
 
 
 if __name__ == "__main__":
