@@ -102,3 +102,37 @@ def test_subproc_vec_env_method_reaches_the_masks():
         assert len(masks) == 2 and all(m.shape == (52,) and m.any() for m in masks)
     finally:
         vec.close()
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_the_step_that_ends_a_hand_reports_the_finished_hand(game):
+    """In game mode that step already shows the next hand's zero tricks; ``last_hand`` keeps the
+    finished one."""
+    env = whist_env.GAMES[game].raw_env(episode="game")
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    seen = 0
+    while not (env.game.done or env.game.truncated) and seen < 3:
+        g = env.game
+        number, tricks_before = g.hand_number, dict(zip(env.possible_agents, g.tricks_won))
+        last_trick_winner = None
+        agent = env.agent_selection
+        env.step(int(rng.choice(np.flatnonzero(env.observe(agent)["action_mask"]))))
+        info = env.infos[agent]
+        if "last_trick" in info:
+            last_trick_winner = info["last_trick"]["winner"]
+        if g.hand_number != number or g.done or g.truncated:
+            seen += 1
+            last = info["last_hand"]
+            assert last["hand_number"] == number
+            expected = dict(tricks_before)
+            if last_trick_winner is not None:
+                expected[last_trick_winner] += 1
+            if "revoke" not in info:
+                assert last["tricks_won"] == expected
+            assert last["hand_points"] == info["hand_points"]
+            if not g.done and g.hand_number != number:
+                assert sum(info["tricks_won"].values()) == 0 and info["hand_number"] == number + 1
+        else:
+            assert "last_hand" not in info
+    assert seen >= 1

@@ -27,8 +27,11 @@ class WhistEnv(AECEnv):
     * ``reset(seed, options={"hands": {agent: [card, ...]}, "dealer": agent, <extra>: ...})``
       fixes the first deal; ``ValueError`` on a broken deal.
     * Infos (every agent, every step): ``phase``, ``hand_number``, ``tricks_won``, ``score``,
-      ``hand_points``; ``last_trick`` when a trick completes; ``revoke`` (the revoking agent)
-      when an established revoke annuls the hand (RULES.md §2.9); ``winners`` when the game ends.
+      ``hand_points``; ``last_trick`` when a trick completes; ``last_hand`` on the step that ends
+      a hand (``hand_number``, ``tricks_won``, ``hand_points`` and ``score`` of the finished hand:
+      in a game of several hands the other keys already show the next hand); ``revoke`` (the
+      revoking agent) when an established revoke annuls the hand (RULES.md §2.9); ``winners`` when
+      the game ends.
 
     Raises:
         ValueError: on an unknown or invalid rule option (at construction), and on an illegal
@@ -157,6 +160,8 @@ class WhistEnv(AECEnv):
         elif g.truncated:
             self.truncations = dict.fromkeys(self.agents, True)
         info = self._info(outcome.last_trick)
+        if outcome.hand_points is not None:
+            info["last_hand"] = self._last_hand()
         if outcome.revoke is not None:
             info["revoke"] = self.possible_agents[outcome.revoke]
         self.infos = {a: info for a in self.agents}
@@ -189,6 +194,17 @@ class WhistEnv(AECEnv):
         if g.done:
             info["winners"] = [names[s] for s in g.winners]
         return info
+
+    def _last_hand(self) -> dict[str, Any]:
+        g = self.game
+        number, tricks, scores = g.last_hand
+        names = self.possible_agents
+        return {
+            "hand_number": number,
+            "tricks_won": {a: tricks[i] for i, a in enumerate(names)},
+            "hand_points": {a: g.last_hand_points[g.side_of(i)] for i, a in enumerate(names)},
+            "score": {a: scores[g.side_of(i)] for i, a in enumerate(names)},
+        }
 
     # ------------------------------------------------------------------ views
     def observe(self, agent: str) -> dict[str, np.ndarray]:

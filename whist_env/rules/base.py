@@ -74,7 +74,8 @@ class TrickTakingGame:
     * ``ctx`` (:class:`TrickContext` of the hand), ``trump`` (suit or ``None``).
     * ``dealer``, ``hand_number`` (0-based, every deal of the episode counts),
       ``hand_in_game``, ``game_number``, ``scores`` and ``games_won`` per side,
-      ``last_hand_points`` per side.
+      ``last_hand_points`` per side, ``last_hand`` (the finished hand's number, tricks per seat and
+      scores per side, kept when the next hand is dealt).
     * ``phase`` (one of ``PHASES``), ``done``, ``truncated``, ``winners`` (list of seats).
     """
 
@@ -170,6 +171,9 @@ class TrickTakingGame:
         self.scores = [0] * self.num_sides
         self.games_won = [0] * self.num_sides
         self.last_hand_points = [0] * self.num_sides
+        #: ``(hand number, tricks won per seat, scores per side with its points)`` of the last
+        #: finished hand, read before the next deal replaces them; ``None`` before the first
+        self.last_hand: tuple[int, tuple[int, ...], tuple[int, ...]] | None = None
         self.phase = PLAY
         self.done = False
         self.truncated = False
@@ -430,6 +434,7 @@ class TrickTakingGame:
 
     def _finish_hand(self, points: Sequence[int], winner_side: int | list[int] | None, last: dict | None, annulled: bool) -> StepOutcome:
         self.last_hand_points = list(points)
+        self.last_hand = (self.hand_number, tuple(self.tricks_won), tuple(self.scores))
         game_over = False
         if self.options.episode == "hand" and not annulled:
             best = max(self.scores)
