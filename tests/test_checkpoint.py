@@ -11,7 +11,7 @@ from agents.network import ActorCritic
 from agents.neural import NeuralAgent
 from whist_env import classic_whist_v0
 
-OBS = 551
+OBS = 624  # Classic Whist observation size (whist_env.envs.encoding)
 ACT = 52
 
 
@@ -76,9 +76,9 @@ def test_refuses_other_game_and_shapes(tmp_path):
         NeuralAgent.from_checkpoint(path, game="classic_whist")
     _, _, ckpt = small_ckpt(obs_size=100)
     path = save_checkpoint(ckpt, tmp_path / "s.pt")
-    with pytest.raises(ValueError, match="observation size 100.*551"):
+    with pytest.raises(ValueError, match="observation size 100.*624"):
         load_checkpoint(path, obs_size=OBS)
-    with pytest.raises(ValueError, match="observation size 100.*551"):
+    with pytest.raises(ValueError, match="observation size 100.*624"):
         NeuralAgent.from_checkpoint(path)
     _, _, ckpt = small_ckpt(num_actions=60)
     path = save_checkpoint(ckpt, tmp_path / "a.pt")

@@ -35,9 +35,9 @@ def tiny_config(tmp_path: Path, **train) -> dict:
 # --------------------------------------------------------------------------- masked distribution
 def test_masked_sampling_never_picks_illegal_actions():
     torch.manual_seed(0)
-    net = ActorCritic(551, 52, [32])
+    net = ActorCritic(624, 52, [32])
     gen = torch.Generator().manual_seed(1)
-    obs = torch.randn(64, 551)
+    obs = torch.randn(64, 624)
     mask = (torch.rand(64, 52, generator=gen) < 0.1).to(torch.int8)
     mask[torch.arange(64), torch.randint(0, 52, (64,), generator=gen)] = 1  # at least one legal action
     with torch.no_grad():
@@ -111,8 +111,8 @@ def test_learner_seat_gets_its_hand_reward_on_its_last_decision_whoever_ends_the
         return envs[-1]
 
     torch.manual_seed(0)
-    net = ActorCritic(551, 52, [16])
-    opponent = ActorCritic(551, 52, [16])
+    net = ActorCritic(624, 52, [16])
+    opponent = ActorCritic(624, 52, [16])
     scale = 0.1
     col = SelfPlayCollector(make_env, 2, np.random.default_rng(0), torch.Generator().manual_seed(0), reward_scale=scale, pool_prob=1.0)
     pool = [(0, opponent)]
@@ -136,9 +136,9 @@ def test_reward_when_opponent_plays_last_card():
     """Force the case: search seeds until an opponent plays the hand's last card, then check the credit."""
     for seed in range(20):
         env = RecordingEnv(episode="hand")
-        net = ActorCritic(551, 52, [8])
+        net = ActorCritic(624, 52, [8])
         col = SelfPlayCollector(lambda env=env: env, 1, np.random.default_rng(seed), torch.Generator().manual_seed(seed), reward_scale=1.0, pool_prob=1.0)
-        pool = [(0, ActorCritic(551, 52, [8]))]
+        pool = [(0, ActorCritic(624, 52, [8]))]
         col.reset_all(pool)
         lineup = list(col.controllers[0])
         finished, _ = col.collect(net, pool, 52)
@@ -154,14 +154,14 @@ def test_reward_when_opponent_plays_last_card():
 
 
 def test_build_batch_shapes():
-    net = ActorCritic(551, 52, [8])
+    net = ActorCritic(624, 52, [8])
     col = SelfPlayCollector(lambda: classic_whist_v0.raw_env(episode="hand"), 1, np.random.default_rng(0), torch.Generator().manual_seed(0))
     col.reset_all([])
     finished, stats = col.collect(net, [], 60)
     assert len(finished) == 4 and stats.learner_steps == 60
     batch = build_batch(finished, 1.0, 0.95)
     assert len(batch) == 52
-    assert batch.obs.shape == (52, 551) and batch.obs.dtype == torch.float32
+    assert batch.obs.shape == (52, 624) and batch.obs.dtype == torch.float32
     assert batch.masks.shape == (52, 52) and batch.actions.dtype == torch.int64
     assert bool(batch.masks[torch.arange(52), batch.actions].all())
     assert build_batch([], 1.0, 0.95) is None

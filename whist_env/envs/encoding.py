@@ -9,7 +9,7 @@ Layout (``ObservationEncoder.layout``, name -> slice of the float32 vector):
 
 * ``hand`` (C): the observer's cards.
 * ``played`` (N×C): cards each relative seat has played this hand, the current trick included
-  (so voids can be inferred).
+  (with ``voids`` and ``led_suit`` below, the public history a player uses to place cards).
 * ``trick`` (N×C): the card each relative seat has played to the current trick.
 * one C block per public card set of the variant (``PUBLIC_CARD_SETS``, e.g. ``turn_up``).
 * ``leader`` (N), ``current_player`` (N), ``dealer`` (N): one-hot relative seats.
@@ -24,6 +24,15 @@ Layout (``ObservationEncoder.layout``, name -> slice of the float32 vector):
 * ``hand_in_game`` (1): hands completed in this game, divided by 16; [0, ``max_hands`` / 16].
 * ``trick_number`` (1): tricks completed this hand, divided by the tricks of a hand
   (``tricks_per_hand()``: the hand size; 26 in German Whist); [0, 1].
+* ``voids`` (N×4): relative seat × suit C, D, H, S: 1 once that seat has shown out of that suit
+  this hand (it did not follow the led effective suit; where a void player must trump, playing
+  neither the led suit nor trump shows a void in trump too). Jokers and wild deuces count under
+  their effective suit in the current contract (RULES.md §6.3). Reset each hand.
+* ``led_suit`` (5): the effective suit led to the current trick, C, D, H, S, or the last entry
+  when no suited card has been led yet.
+* ``unseen`` (C): the cards of the game's deck the observer has not seen: not in its hand, not
+  played this hand, not in any card set visible to it (turn-up, stock top, known cards, revealed
+  bid cards, its kitty and discards). They may lie in another hand or a hidden pile.
 * the variant's ``EXTRA_FEATURES`` (name, size), in order (e.g. Minnesota's High/Low contract),
   bounded by the rules' ``extra_feature_bounds()`` (all in [0, 1] but Romanian Whist's
   ``tricks_needed``, in [-1, 1]).
@@ -36,6 +45,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from whist_env.engine.tricks import led_suit
 from whist_env.rules.base import TrickTakingGame
 
 _WORD = 0xFFFF_FFFF_FFFF_FFFF
@@ -76,6 +86,7 @@ class ObservationEncoder:
         sizes += [("leader", n), ("current_player", n), ("dealer", n), ("trump", 5), ("phase", len(game.PHASES))]
         sizes += [("tricks_won", n), ("tricks_by_side", s), ("scores", s), ("games_won", s)]
         sizes += [("hand_in_game", 1), ("trick_number", 1)]
+        sizes += [("voids", 4 * n), ("led_suit", 5), ("unseen", c)]
         sizes += list(game.EXTRA_FEATURES)
         self.extra_start = sum(size for _, size in sizes) - sum(size for _, size in game.EXTRA_FEATURES)
         self.layout: dict[str, slice] = {}
@@ -128,6 +139,22 @@ class ObservationEncoder:
             out[w0 + r] = g.games_won[side]
         out[lay["hand_in_game"].start] = g.hand_in_game / 16.0
         out[lay["trick_number"].start] = g.trick_number / g.tricks_per_hand()
+        v0 = lay["voids"].start
+        for r, p in enumerate(order):
+            shown = g.shown_out[p]
+            if shown:
+                for suit in range(4):
+                    if shown >> suit & 1:
+                        out[v0 + 4 * r + suit] = 1.0
+        led = led_suit([card for _, card in g.trick], g.ctx) if g.trick else None
+        out[lay["led_suit"].start + (4 if led is None else led)] = 1.0
+        seen = g.hands[seat]
+        for m in masks[1 : 1 + n]:
+            seen |= m
+        for m in masks[1 + 2 * n :]:
+            seen |= m
+        u = lay["unseen"]
+        out[u] = bits_to_array([g.deck_mask() & ~seen], c)[0]
         if g.EXTRA_FEATURES:
             out[self.extra_start :] = g.extra_features(seat)
         return out

@@ -68,7 +68,8 @@ class TrickTakingGame:
     Public read-only state (read by the environment, the observation encoder and tests):
 
     * ``hands``: list of bitmasks per seat; ``played``: cards each seat played this hand;
-      ``trick``: list of ``(seat, card)`` of the trick in progress; ``leader``;
+      ``trick``: list of ``(seat, card)`` of the trick in progress; ``shown_out``: per seat, a
+      4-bit mask of the suits (C, D, H, S = bits 0..3) it has shown out of this hand; ``leader``;
       ``current_player`` (``None`` when the game is over); ``tricks_won`` per seat this hand;
       ``trick_number`` (0-based).
     * ``ctx`` (:class:`TrickContext` of the hand), ``trump`` (suit or ``None``).
@@ -160,6 +161,7 @@ class TrickTakingGame:
         self.trick: list[tuple[int, int]] = []
         self.tricks_won = [0] * n
         self.trick_number = 0
+        self.shown_out = [0] * n
         self.leader = 0
         self.current_player: int | None = None
         self.ctx: TrickContext = natural_context()
@@ -272,6 +274,7 @@ class TrickTakingGame:
         self.trick = []
         self.tricks_won = [0] * n
         self.trick_number = 0
+        self.shown_out = [0] * n
         self.events = []
         self.pending_revokes = []
         self._deal(fixed)
@@ -393,6 +396,7 @@ class TrickTakingGame:
             outcome = self._track_revoke(seat, card, hand, led)
             if outcome is not None:
                 return outcome
+        self._note_shown_out(seat, card, led)
         self.hands[seat] = hand & ~(1 << card)
         self.played[seat] |= 1 << card
         self.trick.append((seat, card))
@@ -413,6 +417,19 @@ class TrickTakingGame:
             return StepOutcome(last_trick=last)
         points, winner_side = self._score_hand()
         return self._finish_hand(points, winner_side, last, annulled=False)
+
+    def _note_shown_out(self, seat: int, card: int, led: int | None) -> None:
+        """Record the voids ``seat`` shows by playing ``card`` to a trick led in ``led``: not
+        following the led effective suit shows a void in it; where a void player must trump
+        (``must_trump``), playing neither the led suit nor trump shows a void in trump too."""
+        if led is None:
+            return
+        suit = self.ctx.eff_suit[card]
+        if suit != led:
+            self.shown_out[seat] |= 1 << led
+            trump = self.ctx.trump
+            if self.ctx.must_trump and trump is not None and suit != trump:
+                self.shown_out[seat] |= 1 << trump
 
     def _track_revoke(self, seat: int, card: int, hand: int, led: int | None) -> StepOutcome | None:
         """Record and establish revokes (RULES.md §2.9); returns the outcome of an annulled hand."""
