@@ -96,6 +96,14 @@ class ObservationEncoder:
             start += size
         self.size = start
         self.binary_size = self.layout["tricks_won"].start  # everything before is 0/1
+        #: the global state's layout: the observation's, then every hand and hidden pile
+        self.state_layout: dict[str, slice] = dict(self.layout)
+        for name, size in [("hands", n * c)] + [(name, c) for name in game.HIDDEN_CARD_SETS]:
+            if name in self.state_layout:
+                raise ValueError(f"{type(game).__name__}: hidden card set {name!r} has the name of an observation entry")
+            self.state_layout[name] = slice(start, start + size)
+            start += size
+        self.state_size = start
         self._phase_index = {p: i for i, p in enumerate(game.PHASES)}
 
     def for_game(self, game: TrickTakingGame) -> ObservationEncoder:
@@ -158,6 +166,22 @@ class ObservationEncoder:
         if g.EXTRA_FEATURES:
             out[self.extra_start :] = g.extra_features(seat)
         return out
+
+    def encode_state(self, seat: int) -> np.ndarray:
+        """The global state from ``seat``'s point of view: float32 array of shape
+        ``(state_size,)``, :meth:`encode` of ``seat`` followed by every hand (relative seats, as
+        the observation orders them) and the variant's hidden piles. All 0/1 after the
+        observation part."""
+        g = self.game
+        n, c = g.num_players, g.NUM_CARD_ACTIONS
+        masks = [g.hands[(seat + r) % n] for r in range(n)] + g.hidden_card_sets()
+        return np.concatenate([self.encode(seat), bits_to_array(masks, c).ravel().astype(np.float32)])
+
+    def state_bounds(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(low, high)`` of the global state: the observation's bounds, then [0, 1]."""
+        low, high = self.bounds()
+        extra = self.state_size - self.size
+        return np.concatenate([low, np.zeros(extra, np.float32)]), np.concatenate([high, np.ones(extra, np.float32)])
 
     def bounds(self) -> tuple[np.ndarray, np.ndarray]:
         """``(low, high)`` finite float32 arrays of shape ``(size,)`` for a

@@ -60,6 +60,8 @@ class WhistEnv(AECEnv):
             }
         )
         self.observation_spaces = {a: obs_space for a in self.possible_agents}
+        state_low, state_high = self.encoder.state_bounds()
+        self.state_space = spaces.Box(low=state_low, high=state_high, dtype=np.float32)
         self.action_spaces = {a: spaces.Discrete(n_act) for a in self.possible_agents}
         self.viewer: str | None = None
         self._started = False
@@ -212,6 +214,25 @@ class WhistEnv(AECEnv):
         seat = self._seat[agent]
         mask = self.game.legal_actions() if self.game.current_player == seat else 0
         return {"observation": self.encoder.encode(seat), "action_mask": mask_to_int8(mask, self.game.num_actions)}
+
+    def state(self) -> np.ndarray:
+        """The global state (PettingZoo's ``state()``), for centralised critics during training
+        only: a float32 vector of shape ``state_space.shape`` holding everything, every hand and
+        hidden pile included (the stock, the kitty, the discards, the dead card, face-down bid
+        cards, undealt cards), from the point of view of the agent to act (``agent_selection``):
+        its first part is exactly that agent's observation vector, then every hand by relative
+        seat, then the game's hidden piles (:meth:`state_layout`).
+
+        An actor (anything that chooses actions at play time) must never read it: it holds
+        other players' hidden cards.
+        """
+        self._require_reset()
+        return self.encoder.encode_state(self._seat[self.agent_selection])
+
+    def state_layout(self) -> dict[str, slice]:
+        """Name -> slice of :meth:`state`: the observation's entries (:meth:`observation_layout`),
+        then ``hands`` (N×C, relative seats) and one C block per hidden pile of the game."""
+        return dict(self.encoder.state_layout)
 
     def current_deal(self) -> dict[str, Any]:
         """The current hand's deal as reset options that replay it: ``{"hands": {agent: [card

@@ -93,6 +93,8 @@ class TrickTakingGame:
     PUBLIC_CARD_SETS: tuple[str, ...] = ()
     #: Extra keys accepted in a fixed deal besides ``hands`` and ``dealer``.
     DEAL_EXTRAS: tuple[str, ...] = ()
+    #: Names of the card sets of :meth:`hidden_card_sets` (hidden piles, for the global state), in order.
+    HIDDEN_CARD_SETS: tuple[str, ...] = ()
     #: ``(name, size)`` of the variant's extra numeric features (:meth:`extra_features`), in order.
     EXTRA_FEATURES: tuple[tuple[str, int], ...] = ()
 
@@ -318,6 +320,12 @@ class TrickTakingGame:
         """Bitmasks of the variant's card sets visible to ``seat`` (names in ``PUBLIC_CARD_SETS``):
         public cards, or the seat's own private knowledge (e.g. its own bid card); never another
         player's hidden cards."""
+        return []
+
+    def hidden_card_sets(self) -> list[int]:
+        """Bitmasks of the variant's card piles outside the hands that some or all players do not
+        see (names in ``HIDDEN_CARD_SETS``: the stock, the kitty, the discards, the dead card,
+        face-down bid cards, undealt cards). For the global state of centralised critics only."""
         return []
 
     def extra_features(self, seat: int) -> list[float]:

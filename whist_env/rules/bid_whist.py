@@ -146,6 +146,7 @@ class BidWhist(TrickTakingGame):
     HAND_SIZE = 12
     PHASES = (AUCTION, DISCARD, DECLARE, PLAY, GAME_OVER)
     PUBLIC_CARD_SETS = ("kitty", "own_discards")
+    HIDDEN_CARD_SETS = ("kitty_as_dealt", "discards")
     DEAL_EXTRAS = ("kitty",)
     EXTRA_FEATURES = (("calls", 4 * 23), ("contract_level", MAX_LEVEL), ("contract_mode", 3), ("direction", 2), ("declarer", 4))
 
@@ -358,6 +359,10 @@ class BidWhist(TrickTakingGame):
         kitty = self.kitty_cards if self._kitty_visible_to(seat) else 0
         discards = self.discards if seat == self.declarer else 0
         return [kitty, discards]
+
+    def hidden_card_sets(self) -> list[int]:
+        """The kitty (as dealt; after the pick-up it is in the declarer's hand) and the discards."""
+        return [self.kitty_cards, self.discards]
 
     def extra_features(self, seat: int) -> list[float]:
         calls = [0.0] * (4 * 23)

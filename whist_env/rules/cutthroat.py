@@ -53,6 +53,7 @@ class CutthroatWhist(TrickTakingGame):
     PARTNERSHIPS = False
     NUM_CARD_ACTIONS = 54
     HAND_SIZE = 18
+    HIDDEN_CARD_SETS = ("dead_card",)
 
     def __init__(self, **options) -> None:
         super().__init__(**options)
@@ -63,6 +64,10 @@ class CutthroatWhist(TrickTakingGame):
     def _reset_state(self) -> None:
         super()._reset_state()
         self.dead_card: int | None = None
+
+    def hidden_card_sets(self) -> list[int]:
+        """The dead card, left out of the deal face down (RULES.md §7)."""
+        return [0 if self.dead_card is None else 1 << self.dead_card]
 
     def deck_mask(self) -> int:
         return FULL_DECK_54 if self.options.deck == "54" else FULL_DECK_52

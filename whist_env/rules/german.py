@@ -49,6 +49,7 @@ class GermanWhist(TrickTakingGame):
     PHASES = (STOCK, PLAY, GAME_OVER)
     CARD_PLAY_PHASES = (STOCK, PLAY)
     PUBLIC_CARD_SETS = ("stock_top", "opponent_known")
+    HIDDEN_CARD_SETS = ("stock", "stock_next")
     EXTRA_FEATURES = (("stock_size", 1), ("stock_tricks_won", 2))
     DEAL_EXTRAS = ("stock",)
 
@@ -134,6 +135,10 @@ class GermanWhist(TrickTakingGame):
     def public_card_sets(self, seat: int) -> list[int]:
         top = 1 << self.stock[0] if self.stock else 0
         return [top, self.known[1 - seat]]
+
+    def hidden_card_sets(self) -> list[int]:
+        """The whole stock, and the card under its face-up top (the next one drawn by the loser)."""
+        return [sum(1 << c for c in self.stock), 1 << self.stock[1] if len(self.stock) > 1 else 0]
 
     def tricks_per_hand(self) -> int:
         """26: 13 tricks for the stock (RULES.md §4), then 13 scoring tricks."""

@@ -46,6 +46,7 @@ class MinnesotaWhist(TrickTakingGame):
     PHASES = (BID_CARD, PLAY, GAME_OVER)
     PUBLIC_CARD_SETS = ("bid_card_self", "revealed_bid_card_left", "revealed_bid_card_partner", "revealed_bid_card_right")
     EXTRA_FEATURES = (("contract", 3), ("grand_side", 2))
+    HIDDEN_CARD_SETS = ("bid_cards",)
 
     def _reset_state(self) -> None:
         super()._reset_state()
@@ -134,6 +135,10 @@ class MinnesotaWhist(TrickTakingGame):
             card = self.revealed[(seat + r) % 4]
             sets.append(0 if card is None else 1 << card)
         return sets
+
+    def hidden_card_sets(self) -> list[int]:
+        """Every bid card placed face down, revealed or not."""
+        return [sum(1 << c for c in self.bid_cards if c is not None)]
 
     def extra_features(self, seat: int) -> list[float]:
         contract = [1.0 if self.high is None else 0.0, 1.0 if self.high else 0.0, 1.0 if self.high is False else 0.0]

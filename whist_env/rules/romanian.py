@@ -88,6 +88,7 @@ class RomanianWhist(TrickTakingGame):
     HAND_SIZE = MAX_BID
     PHASES = (BID, PLAY, GAME_OVER)
     PUBLIC_CARD_SETS = ("turn_up",)
+    HIDDEN_CARD_SETS = ("undealt",)
     DEAL_EXTRAS = ("turn_up", "deal_index")
 
     def __init__(self, **options: Any) -> None:
@@ -305,6 +306,14 @@ class RomanianWhist(TrickTakingGame):
             streaks[2 * r] = self.hits[s] / self.options.streak_length
             streaks[2 * r + 1] = self.misses[s] / self.options.streak_length
         return out + bids + needed + streaks
+
+    def hidden_card_sets(self) -> list[int]:
+        """The cards of the deck dealt to no one this deal (the turn-up aside)."""
+        dealt = 0
+        for h in self.dealt:
+            dealt |= h
+        turn_up = 0 if self.turn_up is None else 1 << self.turn_up
+        return [self._deck_mask & ~dealt & ~turn_up]
 
     def extra_feature_bounds(self) -> tuple[list[float], list[float]]:
         """Every extra feature lies in [0, 1] but ``tricks_needed``, in [-1, 1] (tricks over the bid)."""
