@@ -101,6 +101,35 @@ class WhistEnv(AECEnv):
         new.__dict__ = state
         return new
 
+    def resample_from_infostate(self, agent: str, rng: np.random.Generator | int | None = None) -> WhistEnv:
+        """A new, independent raw env at the same point of the game, in which every card hidden
+        from ``agent`` is dealt afresh, uniformly among the deals consistent with everything
+        ``agent`` knows (named after OpenSpiel's ``State.resample_from_infostate``).
+
+        ``agent``'s own hand, private knowledge and observation are unchanged, and so is every
+        public fact (cards played, voids shown, turn-up, stock card, revealed bid cards, hand
+        sizes); the other hands and hidden piles are drawn by
+        :meth:`whist_env.rules.base.TrickTakingGame.resample`, which never reads where the
+        hidden cards really are. For search agents (PIMC, IS-MCTS): step the world as you like,
+        this env is untouched.
+
+        Args:
+            agent: the player whose information is kept, e.g. ``"player_0"``.
+            rng: a ``numpy.random.Generator``, or a seed for one (``None``: fresh entropy).
+        Raises:
+            ValueError: ``agent`` is not an agent of this game.
+            RuntimeError: called before :meth:`reset`.
+        """
+        self._require_reset()
+        if agent not in self._seat:
+            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
+        if not isinstance(rng, np.random.Generator):
+            rng = np.random.default_rng(rng)
+        world = self.clone()
+        world.game = self.game.resample(self._seat[agent], rng)
+        world.encoder = self.encoder.for_game(world.game)
+        return world
+
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
         if options is not None and not isinstance(options, Mapping):

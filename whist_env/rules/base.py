@@ -69,7 +69,9 @@ class TrickTakingGame:
 
     * ``hands``: list of bitmasks per seat; ``played``: cards each seat played this hand;
       ``trick``: list of ``(seat, card)`` of the trick in progress; ``shown_out``: per seat, a
-      4-bit mask of the suits (C, D, H, S = bits 0..3) it has shown out of this hand; ``leader``;
+      4-bit mask of the suits (C, D, H, S = bits 0..3) it has shown out of this hand;
+      ``void_suits``: the same, less what a later blind draw may have refilled (German Whist): the
+      suits none of its cards that others have not seen can belong to; ``leader``;
       ``current_player`` (``None`` when the game is over); ``tricks_won`` per seat this hand;
       ``trick_number`` (0-based).
     * ``ctx`` (:class:`TrickContext` of the hand), ``trump`` (suit or ``None``).
@@ -141,6 +143,81 @@ class TrickTakingGame:
     def rng(self, value: np.random.Generator) -> None:
         self._rng = value
 
+    # ----------------------------------------------------------------- worlds for search
+    def resample(self, observer: int, rng: np.random.Generator) -> TrickTakingGame:
+        """A new, independent rules object at the same point of the game in which every card
+        hidden from ``observer`` is dealt afresh, uniformly among the deals consistent with what
+        ``observer`` knows (determinisation, :mod:`whist_env.rules.worlds`).
+
+        Kept: ``observer``'s hand and private knowledge, every public fact (cards played, the
+        voids each player has shown, must-trump voids included, unless the rules allow revokes,
+        where a show-out proves nothing; the turn-up, the face-up stock card, revealed bid cards,
+        seen cards whose holder is known), hand and pile sizes, the whole public history. Dealt
+        afresh: the other hands and the hidden piles (:meth:`_hidden_piles`). No inference is
+        made from bids or style of play. Only public facts, ``observer``'s own cards and the
+        sizes of hands and piles are read, never where the hidden cards really are; later deals
+        come from a generator seeded from ``rng``.
+
+        Raises:
+            ValueError: ``observer`` is not a seat of the game.
+        """
+        from whist_env.engine.tricks import NO_SUIT
+        from whist_env.rules.worlds import sample_placement
+
+        n = self.num_players
+        if not (isinstance(observer, (int, np.integer)) and 0 <= observer < n):
+            raise ValueError(f"observer must be a seat 0..{n - 1}, got {observer!r}")
+        piles = [(name, cap) for name, cap in self._hidden_piles(observer) if cap > 0]
+        slots = [("hand", p) for p in range(n) if p != observer] + [("pile", name) for name, _ in piles]
+        index = {key: i for i, key in enumerate(slots)}
+        capacities = [self.hands[p].bit_count() for p in range(n) if p != observer] + [cap for _, cap in piles]
+        seen = self.hands[observer]
+        for p in range(n):
+            seen |= self.played[p]
+        for m in self.public_card_sets(observer):
+            seen |= m
+        known = self._known_places(observer)
+        voids = [0 if getattr(self.options, "allow_revoke", False) else self.void_suits[p] for p in range(n)]
+        eff = self.ctx.eff_suit
+        allowed = {}
+        for card in [*cards_of(self.deck_mask() & ~seen), *known]:
+            places = [key for key in known.get(card, slots) if key in index]
+            if len(places) == 1:  # a card whose holder is known (a turn-up, a card taken face up)
+                allowed[card] = 1 << index[places[0]]
+                continue
+            suit = eff[card]
+            allowed[card] = sum(1 << index[(kind, where)] for kind, where in places
+                                if not (kind == "hand" and suit != NO_SUIT and voids[where] >> suit & 1))
+        placement = sample_placement(allowed, capacities, rng)
+        world = self.clone()
+        for i, (kind, where) in enumerate(slots):
+            if kind == "hand":
+                world.hands[where] = placement[i]
+        world._complete_world({name: placement[index[("pile", name)]] for name, _ in piles}, observer, rng)
+        world.dealt = [self.dealt[s] if s == observer else world._world_dealt(s) for s in range(n)]
+        world.rng = np.random.default_rng(int(rng.integers(1 << 63)))
+        world.hand_deal = {"hands": {s: mask_to_str(h) for s, h in enumerate(world.dealt)}, "dealer": self.dealer, **world._deal_extras()}
+        return world
+
+    def _hidden_piles(self, observer: int) -> list[tuple[str, int]]:
+        """``(name, size)`` of the card piles outside the hands whose cards ``observer`` does not
+        see (sizes are public). Default: none."""
+        return []
+
+    def _known_places(self, observer: int) -> dict[int, list[tuple[str, Any]]]:
+        """Cards ``observer`` has seen whose place is hidden (a turn-up in the dealer's hand):
+        card -> the places it may be, ``("hand", seat)`` or ``("pile", name)``. Default: none."""
+        return {}
+
+    def _complete_world(self, piles: Mapping[str, int], observer: int, rng: np.random.Generator) -> None:
+        """Put the sampled hidden piles (name -> card bitmask) into a world whose hands are set,
+        and redraw whatever else hangs on hidden cards. Default: nothing."""
+
+    def _world_dealt(self, seat: int) -> int:
+        """The cards ``seat`` was dealt this hand, as far as a world can tell: its hand and the
+        cards it played."""
+        return self.hands[seat] | self.played[seat]
+
     # ----------------------------------------------------------------- seats and sides
     def side_of(self, seat: int) -> int:
         """Side (partnership 0/1, or the seat itself in individual games) of ``seat``."""
@@ -164,6 +241,7 @@ class TrickTakingGame:
         self.tricks_won = [0] * n
         self.trick_number = 0
         self.shown_out = [0] * n
+        self.void_suits = [0] * n
         self.leader = 0
         self.current_player: int | None = None
         self.ctx: TrickContext = natural_context()
@@ -277,6 +355,7 @@ class TrickTakingGame:
         self.tricks_won = [0] * n
         self.trick_number = 0
         self.shown_out = [0] * n
+        self.void_suits = [0] * n
         self.events = []
         self.pending_revokes = []
         self._deal(fixed)
@@ -434,10 +513,12 @@ class TrickTakingGame:
             return
         suit = self.ctx.eff_suit[card]
         if suit != led:
-            self.shown_out[seat] |= 1 << led
+            shown = 1 << led
             trump = self.ctx.trump
             if self.ctx.must_trump and trump is not None and suit != trump:
-                self.shown_out[seat] |= 1 << trump
+                shown |= 1 << trump
+            self.shown_out[seat] |= shown
+            self.void_suits[seat] |= shown
 
     def _track_revoke(self, seat: int, card: int, hand: int, led: int | None) -> StepOutcome | None:
         """Record and establish revokes (RULES.md §2.9); returns the outcome of an annulled hand."""

@@ -18,6 +18,7 @@ from whist_env.engine.cards import (
     NUM_STANDARD_CARDS,
     SUITS,
     card_from_str,
+    cards_of,
     mask_from_strs,
     mask_to_str,
 )
@@ -359,6 +360,44 @@ class BidWhist(TrickTakingGame):
         kitty = self.kitty_cards if self._kitty_visible_to(seat) else 0
         discards = self.discards if seat == self.declarer else 0
         return [kitty, discards]
+
+    def _hidden_piles(self, observer: int) -> list[tuple[str, int]]:
+        """Before the contract the kitty; after it, for anyone but the declarer, the discards."""
+        if not self.options.kitty or (self.phase != AUCTION and observer == self.declarer):
+            return []
+        return [("kitty", KITTY_SIZE)] if self.phase == AUCTION else [("discards", self.discards.bit_count())]
+
+    def _known_places(self, observer: int) -> dict[int, list[tuple[str, Any]]]:
+        """A kitty shown to all (``sport_kitty``) went to the declarer: each of its cards not yet
+        played is in the declarer's hand or among the discards (RULES.md §6.5)."""
+        o = self.options
+        if not (o.kitty and o.sport_kitty) or self.phase == AUCTION or observer == self.declarer:
+            return {}
+        d = self.declarer
+        return {c: [("hand", d), ("pile", "discards")] for c in cards_of(self.kitty_cards & ~self.played[d])}
+
+    def _complete_world(self, piles: Any, observer: int, rng: Any) -> None:
+        """Set the world's kitty and discards. A kitty nobody else saw is any 6 of the cards that
+        passed through the declarer's hand (its hand, its plays and its discards)."""
+        if not self.options.kitty:
+            return
+        if self.phase == AUCTION:
+            self.kitty_cards = piles.get("kitty", 0)
+            return
+        if observer == self.declarer:
+            return
+        self.discards = piles.get("discards", 0)
+        if not self.options.sport_kitty:
+            d = self.declarer
+            pool = list(cards_of(self.hands[d] | self.played[d] | self.discards))
+            self.kitty_cards = sum(1 << pool[int(i)] for i in rng.choice(len(pool), KITTY_SIZE, replace=False))
+
+    def _world_dealt(self, seat: int) -> int:
+        """The declarer was dealt what passed through its hand, less the kitty."""
+        cards = super()._world_dealt(seat)
+        if self.options.kitty and self.phase != AUCTION and seat == self.declarer:
+            cards = (cards | self.discards) & ~self.kitty_cards
+        return cards
 
     def hidden_card_sets(self) -> list[int]:
         """The kitty (as dealt; after the pick-up it is in the declarer's hand) and the discards."""

@@ -143,6 +143,13 @@ class ClassicWhist(TrickTakingGame):
             winner = fixed_hands_winner(self.scores, self.options.num_hands, self.hand_in_game + 1)
         return [a - b for a, b in zip(self.scores, start)], winner
 
+    def _known_places(self, observer: int) -> dict[int, list[tuple[str, Any]]]:
+        """The turn-up belongs to the dealer's hand until the dealer plays it (RULES.md §2.2)."""
+        t = self.turn_up
+        if t is None or self.dealer == observer or self.played[self.dealer] >> t & 1:
+            return {}
+        return {t: [("hand", self.dealer)]}
+
     def public_card_sets(self, seat: int) -> list[int]:
         return [0 if self.turn_up is None else 1 << self.turn_up]
 

@@ -6,6 +6,7 @@ the 54-card deck (18 each, jokers suitless and powerless unless ``jokers_high``)
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from whist_env.engine.cards import FULL_DECK_52, FULL_DECK_54, JKB, JKR, NUM_CARDS_WITH_JOKERS, NUM_RANKS, NUM_STANDARD_CARDS
 from whist_env.engine.dealing import deal_round_robin, shuffled_deck
@@ -64,6 +65,14 @@ class CutthroatWhist(TrickTakingGame):
     def _reset_state(self) -> None:
         super()._reset_state()
         self.dead_card: int | None = None
+
+    def _hidden_piles(self, observer: int) -> list[tuple[str, int]]:
+        """The dead card, when the deck leaves one (RULES.md §7)."""
+        return [("dead_card", self.deck_mask().bit_count() - self.num_players * self.HAND_SIZE)]
+
+    def _complete_world(self, piles: Any, observer: int, rng: Any) -> None:
+        dead = piles.get("dead_card", 0)
+        self.dead_card = dead.bit_length() - 1 if dead else None
 
     def hidden_card_sets(self) -> list[int]:
         """The dead card, left out of the deal face down (RULES.md §7)."""

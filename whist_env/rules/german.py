@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from whist_env.engine.cards import card_to_str, mask_from_strs, mask_to_str, suit_of
+from whist_env.engine.cards import card_to_str, cards_of, mask_from_strs, mask_to_str, suit_of
 from whist_env.engine.dealing import deal_round_robin, shuffled_deck
 from whist_env.engine.tricks import natural_context
 from whist_env.rules.base import GAME_OVER, PLAY, FixedDeal, TrickTakingGame
@@ -114,6 +114,7 @@ class GermanWhist(TrickTakingGame):
         self.events.append(("stock_take", winner, card_to_str(face_up)))
         drawn = self.stock.pop(0)
         self.hands[loser] |= 1 << drawn
+        self.void_suits[loser] = 0  # a blind draw may refill any suit
         self.events.append(("stock_draw", loser))
         if self.stock:
             self.events.append(("stock_turn", card_to_str(self.stock[0])))
@@ -135,6 +136,20 @@ class GermanWhist(TrickTakingGame):
     def public_card_sets(self, seat: int) -> list[int]:
         top = 1 << self.stock[0] if self.stock else 0
         return [top, self.known[1 - seat]]
+
+    def _hidden_piles(self, observer: int) -> list[tuple[str, int]]:
+        """The stock under its face-up top card."""
+        return [("stock", max(len(self.stock) - 1, 0))]
+
+    def _known_places(self, observer: int) -> dict[int, list[tuple[str, Any]]]:
+        """The face-up stock cards the opponent took are in its hand until played (RULES.md §4)."""
+        return {c: [("hand", 1 - observer)] for c in cards_of(self.known[1 - observer])}
+
+    def _complete_world(self, piles: Any, observer: int, rng: Any) -> None:
+        """The stock keeps its face-up top; the cards under it come in a uniformly random order."""
+        if self.stock:
+            under = list(cards_of(piles.get("stock", 0)))
+            self.stock = [self.stock[0]] + [under[i] for i in rng.permutation(len(under))]
 
     def hidden_card_sets(self) -> list[int]:
         """The whole stock, and the card under its face-up top (the next one drawn by the loser)."""

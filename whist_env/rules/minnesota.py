@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from whist_env.engine.cards import RED_SUITS, card_to_str, suit_of
+from whist_env.engine.cards import RED_SUITS, card_to_str, cards_of, suit_of
 from whist_env.engine.dealing import deal_round_robin, shuffled_deck
 from whist_env.engine.tricks import natural_context
 from whist_env.rules.base import GAME_OVER, PLAY, FixedDeal, StepOutcome, TrickTakingGame
@@ -135,6 +135,20 @@ class MinnesotaWhist(TrickTakingGame):
             card = self.revealed[(seat + r) % 4]
             sets.append(0 if card is None else 1 << card)
         return sets
+
+    def _known_places(self, observer: int) -> dict[int, list[tuple[str, Any]]]:
+        """A revealed bid card stays in its owner's hand until played (RULES.md §3.3)."""
+        return {c: [("hand", p)] for p, c in enumerate(self.revealed)
+                if c is not None and p != observer and not self.played[p] >> c & 1}
+
+    def _complete_world(self, piles: Any, observer: int, rng: Any) -> None:
+        """Another player's face-down bid card is any card of its world hand (it is one of the
+        cards it held when bidding; nothing about it is public)."""
+        for p, card in enumerate(self.bid_cards):
+            if card is None or p == observer or self.revealed[p] is not None:
+                continue
+            held = list(cards_of(self.hands[p] | self.played[p])) if self.phase != BID_CARD else list(cards_of(self.hands[p]))
+            self.bid_cards[p] = held[int(rng.integers(len(held)))]
 
     def hidden_card_sets(self) -> list[int]:
         """Every bid card placed face down, revealed or not."""

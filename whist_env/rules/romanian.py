@@ -307,6 +307,10 @@ class RomanianWhist(TrickTakingGame):
             streaks[2 * r + 1] = self.misses[s] / self.options.streak_length
         return out + bids + needed + streaks
 
+    def _hidden_piles(self, observer: int) -> list[tuple[str, int]]:
+        """The cards of the deck dealt to no one (the deck, the deal size and the turn-up are public)."""
+        return [("undealt", len(self._deck) - self.k * self.num_players - (self.turn_up is not None))]
+
     def hidden_card_sets(self) -> list[int]:
         """The cards of the deck dealt to no one this deal (the turn-up aside)."""
         dealt = 0
