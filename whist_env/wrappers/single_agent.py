@@ -127,7 +127,9 @@ class SingleAgentWhistEnv(gymnasium.Env):
             so this is what lets a default env pass it). ``"raise"``: an action outside the mask
             raises ``ValueError`` and changes nothing.
         illegal_reward: the learner's reward for an illegal action in ``"terminate"`` mode.
-        render_mode: ``None`` or ``"ansi"`` (the table as text, from the learner's point of view).
+        render_mode: ``None`` or ``"ansi"`` (the table as text, from the learner's point of view);
+            another mode (stable-baselines3's ``make_vec_env`` passes ``"rgb_array"``) warns, as
+            ``gymnasium.make`` does, and then renders nothing.
 
     Raises:
         ValueError: on an unknown game, an invalid rule option (named by the game's options
@@ -158,14 +160,15 @@ class SingleAgentWhistEnv(gymnasium.Env):
             raise ValueError(f"episode={episode!r} conflicts with options['episode']={opts['episode']!r}")
         opts["episode"] = episode if episode is not None else opts.get("episode", "hand")
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+            # as gymnasium.make does: warn, then render nothing (SB3's make_vec_env asks for "rgb_array")
+            gymnasium.logger.warn(f"render_mode {render_mode!r} is not supported (only {self.metadata['render_modes']}); nothing will be rendered")
         if partner not in PARTNER_MODES:
             raise ValueError(f"partner must be one of {list(PARTNER_MODES)}, got {partner!r}")
         if illegal_action not in ILLEGAL_ACTION_MODES:
             raise ValueError(f"illegal_action must be one of {list(ILLEGAL_ACTION_MODES)}, got {illegal_action!r}")
         self.render_mode = render_mode
         self.options = opts
-        self.raw = self.game_module.raw_env(render_mode=render_mode, **opts)
+        self.raw = self.game_module.raw_env(render_mode=render_mode if render_mode in self.metadata["render_modes"] else None, **opts)
         rules = self.raw.game
         self.num_players = rules.num_players
         if partner == "self" and not rules.PARTNERSHIPS:
@@ -286,8 +289,8 @@ class SingleAgentWhistEnv(gymnasium.Env):
 
     def render(self) -> str | None:
         """The table as ANSI text from the learner's point of view (``render_mode="ansi"``), else ``None``."""
-        if self.render_mode is None:
-            gymnasium.logger.warn("render() called without a render_mode; pass render_mode='ansi'")
+        if self.render_mode not in self.metadata["render_modes"]:
+            gymnasium.logger.warn("render() called without a supported render_mode; pass render_mode='ansi'")
             return None
         self.raw.viewer = self.raw.possible_agents[self._acting_seat if self._acting_seat is not None else self.learner_seat]
         return self.raw.render()
