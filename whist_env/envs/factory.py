@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from pettingzoo.utils import wrappers
-
 from whist_env.envs.whist_env import WhistEnv
+from whist_env.envs.wrapped import WhistWrapper
 from whist_env.rules.base import TrickTakingGame
 
 
@@ -15,19 +14,16 @@ def make_env_functions(rules_cls: type[TrickTakingGame]) -> tuple[Callable[..., 
     """``(raw_env, env)`` for ``rules_cls``.
 
     ``raw_env(render_mode=None, **options)`` is the bare :class:`WhistEnv`; ``env(...)`` wraps it
-    as PettingZoo's classic games do: an illegal action ends the game with reward −1 for the
-    offender (``TerminateIllegalWrapper``), out-of-range actions assert, and the call order is
-    enforced.
+    as PettingZoo's classic games do, in one flat layer (:class:`WhistWrapper`): an illegal action
+    ends the game with reward −1 for the offender, out-of-range actions assert, and the call
+    order is enforced.
     """
 
     def raw_env(render_mode: str | None = None, **options: Any) -> WhistEnv:
         return WhistEnv(rules_cls, render_mode=render_mode, **options)
 
-    def env(render_mode: str | None = None, **options: Any) -> Any:
-        e = raw_env(render_mode=render_mode, **options)
-        e = wrappers.TerminateIllegalWrapper(e, illegal_reward=-1)
-        e = wrappers.AssertOutOfBoundsWrapper(e)
-        return wrappers.OrderEnforcingWrapper(e)
+    def env(render_mode: str | None = None, **options: Any) -> WhistWrapper:
+        return WhistWrapper(raw_env(render_mode=render_mode, **options), illegal_reward=-1)
 
     raw_env.__doc__ = f"The unwrapped {rules_cls.NAME} environment: ``WhistEnv({rules_cls.__name__}, ...)``."
     env.__doc__ = f"The {rules_cls.NAME} environment with PettingZoo's standard wrappers."

@@ -10,6 +10,7 @@ from gymnasium import spaces
 from pettingzoo import AECEnv
 
 from whist_env.envs.encoding import ObservationEncoder, mask_to_int8
+from whist_env.envs.infos import INFO_MODES, numeric_info
 from whist_env.envs.render import render_table
 from whist_env.rules.base import TrickTakingGame
 
@@ -31,7 +32,8 @@ class WhistEnv(AECEnv):
       a hand (``hand_number``, ``tricks_won``, ``hand_points`` and ``score`` of the finished hand:
       in a game of several hands the other keys already show the next hand); ``revoke`` (the
       revoking agent) when an established revoke annuls the hand (RULES.md §2.9); ``winners`` when
-      the game ends.
+      the game ends. With ``infos="numeric"`` every info has fixed keys and shapes, numbers only
+      (``whist_env.envs.infos``), for TorchRL, Tianshou and other array collectors.
 
     Raises:
         ValueError: on an unknown or invalid rule option (at construction), and on an illegal
@@ -40,10 +42,13 @@ class WhistEnv(AECEnv):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "whist", "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, rules_cls: type[TrickTakingGame], render_mode: str | None = None, **options: Any) -> None:
+    def __init__(self, rules_cls: type[TrickTakingGame], render_mode: str | None = None, infos: str = "full", **options: Any) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
+        if infos not in INFO_MODES:
+            raise ValueError(f"infos must be one of {list(INFO_MODES)}, got {infos!r}")
+        self.info_mode = infos
         self.game = rules_cls(**options)
         self.metadata = dict(self.metadata, name=f"{rules_cls.NAME}_v0")
         self.render_mode = render_mode
@@ -143,7 +148,7 @@ class WhistEnv(AECEnv):
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
         self.terminations = dict.fromkeys(self.agents, False)
         self.truncations = dict.fromkeys(self.agents, False)
-        info = self._info(None)
+        info = self._make_info(None, False, None)
         self.infos = {a: info for a in self.agents}
         self.agent_selection = self.possible_agents[self.game.current_player]
 
@@ -190,11 +195,7 @@ class WhistEnv(AECEnv):
             self.terminations = dict.fromkeys(self.agents, True)
         elif g.truncated:
             self.truncations = dict.fromkeys(self.agents, True)
-        info = self._info(outcome.last_trick)
-        if outcome.hand_points is not None:
-            info["last_hand"] = self._last_hand()
-        if outcome.revoke is not None:
-            info["revoke"] = self.possible_agents[outcome.revoke]
+        info = self._make_info(outcome.last_trick, outcome.hand_points is not None, outcome.revoke)
         self.infos = {a: info for a in self.agents}
         if g.current_player is not None:
             self.agent_selection = self.possible_agents[g.current_player]
@@ -203,6 +204,17 @@ class WhistEnv(AECEnv):
         self._accumulate_rewards()
         if self.render_mode == "human":
             self.render()
+
+    def _make_info(self, last_trick: dict | None, hand_ended: bool, revoke: int | None) -> dict[str, Any]:
+        """The info of every agent after a step (or reset), in the env's ``infos`` mode."""
+        if self.info_mode == "numeric":
+            return numeric_info(self.game, last_trick, hand_ended, revoke)
+        info = self._info(last_trick)
+        if hand_ended:
+            info["last_hand"] = self._last_hand()
+        if revoke is not None:
+            info["revoke"] = self.possible_agents[revoke]
+        return info
 
     def _info(self, last_trick: dict | None) -> dict[str, Any]:
         g = self.game

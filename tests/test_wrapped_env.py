@@ -1,0 +1,44 @@
+"""``env()`` is one flat wrapper with PettingZoo's standard behaviour: order enforcement, bounds
+assertion, and an illegal move ending the game with −1 for the offender."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+import whist_env
+
+
+@pytest.mark.parametrize("game", sorted(whist_env.GAMES))
+def test_order_is_enforced(game):
+    env = whist_env.GAMES[game].env()
+    assert isinstance(env, OrderEnforcingWrapper) and env.unwrapped.metadata["name"] == f"{game}_v0"
+    for name in ("rewards", "terminations", "truncations", "infos", "agent_selection", "agents", "num_agents"):
+        with pytest.raises(AttributeError, match="before reset"):
+            getattr(env, name)
+    for call in (lambda: env.step(0), lambda: env.observe("player_0"), lambda: env.agent_iter()):
+        with pytest.raises(Exception, match="reset"):
+            call()
+    env.reset(seed=0)
+    assert env.num_agents == len(env.possible_agents)
+    with pytest.raises(AssertionError, match="action space"):
+        env.step(env.action_space(env.agent_selection).n)  # out of range
+    with pytest.raises(AssertionError, match="action space"):
+        env.step(None)  # None only for a done agent
+
+
+def test_illegal_move_ends_the_game_with_minus_one():
+    env = whist_env.classic_whist_v0.env()
+    env.reset(seed=1)
+    agent = env.agent_selection
+    mask = env.observe(agent)["action_mask"]
+    env.step(int(np.flatnonzero(mask == 0)[0]))  # PettingZoo's EnvLogger says so
+    assert all(env.terminations.values())
+    rewards = {a: env._cumulative_rewards[a] for a in env.possible_agents}
+    assert rewards[agent] == -1 and all(r == 0 for a, r in rewards.items() if a != agent)
+    for a in env.agent_iter():
+        _, reward, term, trunc, _ = env.last()
+        assert term and reward == (-1 if a == agent else 0)
+        env.step(None)
+    assert not env.agents

@@ -1,0 +1,148 @@
+"""``env()``: PettingZoo's standard wrapping of a classic game in one flat layer.
+
+PettingZoo's classic games are ``OrderEnforcingWrapper(AssertOutOfBoundsWrapper(
+TerminateIllegalWrapper(raw_env)))``: three layers that forward every attribute through
+``__getattr__``, which costs about as much as the game itself here. :class:`WhistWrapper` keeps
+their behaviour and their errors in one layer with direct attribute access:
+
+* order enforcement (``OrderEnforcingWrapper``, which it subclasses, so ``agent_iter`` and
+  ``isinstance`` checks work as before): ``rewards``, ``terminations``, ``truncations``,
+  ``infos``, ``agent_selection``, ``agents`` and ``num_agents`` raise ``AttributeError`` before
+  ``reset()``; ``step``, ``observe``, ``state``, ``render`` and ``agent_iter`` before ``reset()``
+  raise PettingZoo's errors; a ``step`` after every agent is done warns;
+* bounds (``AssertOutOfBoundsWrapper``): an action outside the action space fails an assertion,
+  ``None`` is only accepted for a done agent;
+* illegal moves (``TerminateIllegalWrapper``): an action the mask forbids ends the game for
+  everyone, the offender's reward is ``illegal_reward`` (−1) and the others' 0, with PettingZoo's
+  warning.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pettingzoo.utils.env_logger import EnvLogger
+from pettingzoo.utils.wrappers import OrderEnforcingWrapper
+
+
+def _before_reset(name: str) -> AttributeError:
+    return AttributeError(f"{name} cannot be accessed before reset")
+
+
+class WhistWrapper(OrderEnforcingWrapper):
+    """A :class:`whist_env.envs.whist_env.WhistEnv` with PettingZoo's standard checks (module
+    docstring); every other attribute and method is the raw env's.
+
+    Args:
+        env: the raw env.
+        illegal_reward: the reward of an agent whose action the mask forbids (default −1).
+    """
+
+    def __init__(self, env: Any, illegal_reward: float = -1.0) -> None:
+        super().__init__(env)
+        self._illegal_reward = float(illegal_reward)
+        self._terminated = False  # ended by an illegal move
+
+    # direct access to the raw env's per-step attributes (no __getattr__ forwarding)
+    @property
+    def agent_selection(self) -> str:
+        if not self._has_reset:
+            raise _before_reset("agent_selection")
+        return self.env.agent_selection
+
+    @property
+    def agents(self) -> list[str]:
+        if not self._has_reset:
+            raise _before_reset("agents")
+        return self.env.agents
+
+    @property
+    def num_agents(self) -> int:
+        if not self._has_reset:
+            raise _before_reset("num_agents")
+        return len(self.env.agents)
+
+    @property
+    def rewards(self) -> dict[str, float]:
+        if not self._has_reset:
+            raise _before_reset("rewards")
+        return self.env.rewards
+
+    @property
+    def terminations(self) -> dict[str, bool]:
+        if not self._has_reset:
+            raise _before_reset("terminations")
+        return self.env.terminations
+
+    @property
+    def truncations(self) -> dict[str, bool]:
+        if not self._has_reset:
+            raise _before_reset("truncations")
+        return self.env.truncations
+
+    @property
+    def infos(self) -> dict[str, dict]:
+        if not self._has_reset:
+            raise _before_reset("infos")
+        return self.env.infos
+
+    @property
+    def _cumulative_rewards(self) -> dict[str, float]:
+        return self.env._cumulative_rewards
+
+    @property
+    def possible_agents(self) -> list[str]:
+        return self.env.possible_agents
+
+    @property
+    def observation_spaces(self) -> dict:
+        return self.env.observation_spaces
+
+    @property
+    def action_spaces(self) -> dict:
+        return self.env.action_spaces
+
+    @property
+    def metadata(self) -> dict:
+        return self.env.metadata
+
+    def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        self._terminated = False
+        super().reset(seed=seed, options=options)
+
+    def observe(self, agent: str) -> Any:
+        if not self._has_reset:
+            EnvLogger.error_observe_before_reset()
+        return self.env.observe(agent)
+
+    def last(self, observe: bool = True) -> tuple:
+        if not self._has_reset:
+            raise _before_reset("agent_selection")
+        return self.env.last(observe)
+
+    def step(self, action: Any) -> None:
+        if not self._has_reset:
+            EnvLogger.error_step_before_reset()
+        raw = self.env
+        if not raw.agents:
+            self._has_updated = True
+            EnvLogger.warn_step_after_terminated_truncated()
+            return
+        self._has_updated = True
+        agent = raw.agent_selection
+        done = raw.terminations[agent] or raw.truncations[agent]
+        assert (action is None and done) or raw.action_spaces[agent].contains(action), "action is not in action space"
+        if done:
+            raw._was_dead_step(action)
+        elif not raw.game.legal_actions() >> int(action) & 1:
+            EnvLogger.warn_on_illegal_move()
+            raw._cumulative_rewards[agent] = 0
+            raw.terminations = dict.fromkeys(raw.agents, True)
+            raw.truncations = dict.fromkeys(raw.agents, True)
+            raw.rewards = dict.fromkeys(raw.agents, 0.0)
+            raw.rewards[agent] = self._illegal_reward
+            raw._accumulate_rewards()
+            raw._deads_step_first()
+            self._terminated = True
+        else:
+            raw.step(action)
