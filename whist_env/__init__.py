@@ -1,11 +1,10 @@
 """whist-env: reinforcement-learning environments for the Whist family of card games.
 
 Game modules (PettingZoo convention): ``from whist_env import classic_whist_v0``;
-``classic_whist_v0.env(**options)``. The games are also registered with PettingZoo:
-``pettingzoo.make("aec", "whist/classic_whist-v0")``.
+``classic_whist_v0.env(**options)``. With a PettingZoo that has a registry (1.27 and later) the
+games are also registered there: ``pettingzoo.make("aec", "whist/classic_whist-v0")``; older
+PettingZoo releases (down to 1.24, which some libraries pin) work without it.
 """
-
-from pettingzoo import register
 
 from whist_env import (
     bid_whist_v0,
@@ -30,8 +29,13 @@ GAMES = {
     "cutthroat_whist": cutthroat_whist_v0,
 }
 
-for _name in GAMES:
-    register("aec", f"whist/{_name}-v0", entry_point=f"whist_env.{_name}_v0:env")
+try:
+    from pettingzoo import register
+except ImportError:  # PettingZoo < 1.27 has no registry
+    register = None
+if register is not None:
+    for _name in GAMES:
+        register("aec", f"whist/{_name}-v0", entry_point=f"whist_env.{_name}_v0:env")
 # Single-agent Gymnasium ids for SB3: gymnasium.make("whist_env/ClassicWhist-v0")
 register_gymnasium_envs(GAMES)
 
