@@ -45,6 +45,13 @@ class NeuralAgent:
         else:
             self._generator.seed()
 
+    def check_fits(self, obs_size: int, num_actions: int) -> None:
+        """Raise ``ValueError`` unless the network reads ``obs_size`` floats and scores
+        ``num_actions`` actions (an env of other rule options may differ, e.g. more players)."""
+        if (self.network.obs_size, self.network.num_actions) != (obs_size, num_actions):
+            raise ValueError(f"the network expects observations of {self.network.obs_size} and {self.network.num_actions} actions, "
+                             f"the game gives {obs_size} and {num_actions}")
+
     @torch.no_grad()
     def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
         """Action id for ``observation`` (``{"observation": float32 (D,), "action_mask": int8 (A,)}``).

@@ -49,6 +49,12 @@ class SB3Agent:
         self.name = name
         self.deterministic = bool(deterministic)
 
+    def check_fits(self, obs_size: int, num_actions: int) -> None:
+        """Raise ``ValueError`` unless the model reads ``obs_size`` floats and has ``num_actions`` actions."""
+        shape, n = tuple(self.model.observation_space.shape), int(self.model.action_space.n)
+        if (shape, n) != ((obs_size,), num_actions):
+            raise ValueError(f"the model expects observations of {shape[0]} and {n} actions, the game gives {obs_size} and {num_actions}")
+
     def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
         """Action id for ``observation`` (``{"observation": float32 (D,), "action_mask": int8 (A,)}``);
         ``info_state`` is ignored.
@@ -70,7 +76,8 @@ class SB3Agent:
         Args:
             path: the zip file.
             game: a key of ``whist_env.GAMES``; the model must have been trained on it (its
-                observation size and action count must fit the game's environment).
+                observation size and action count must fit the game's environment, built with
+                the rule options of the ``results.json`` beside the zip when there is one).
             name: label (default ``"sb3:<parent folder>"``).
         Raises:
             FileNotFoundError: no such file.
@@ -93,7 +100,7 @@ class SB3Agent:
             raise ValueError(f"{path} is not a stable-baselines3 model zip (no 'data' and 'policy.pth' inside)")
         with zipfile.ZipFile(path) as z:
             data = json.loads(z.read("data").decode("utf-8"))
-        env = GAMES[game].raw_env()
+        env = GAMES[game].raw_env(**_trained_options(path))
         agent0 = env.possible_agents[0]
         constant = _Constant(0.0)
         replacements = {
@@ -113,6 +120,17 @@ class SB3Agent:
             raise ValueError(f"{path} does not fit {game}'s observation ({env.observation_space(agent0)['observation'].shape[0]}) "
                              f"and action ({env.action_space(agent0).n}) sizes or is damaged: {exc}") from None
         return cls(model, name=name or f"sb3:{path.parent.name or path.stem}", deterministic=deterministic)
+
+
+def _trained_options(path: Path) -> dict[str, Any]:
+    """The rule options of the run that saved ``path``, from the ``results.json`` that
+    ``whist sb3-train`` writes beside it (``{}`` without one): their observation size may differ
+    from the defaults' (e.g. a Romanian game of 6)."""
+    try:
+        options = json.loads((path.parent / "results.json").read_text()).get("options") or {}
+    except (OSError, ValueError, AttributeError):
+        return {}
+    return {k: tuple(v) if isinstance(v, list) else v for k, v in options.items() if k != "episode"}
 
 
 class _Constant:

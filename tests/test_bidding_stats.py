@@ -124,3 +124,13 @@ def test_whist_eval_bid_stats_flag(capsys):
     assert "points/hand" in out and "Romanian Whist: exact bids" in out
     table = [line for line in out.splitlines() if line.startswith("heuristic  all")]
     assert table and table[0].split()[2] == "12"  # 3 deals x 4 plays, one heuristic seat each
+
+
+def test_command_line_refuses_a_record_without_actions(tmp_path, capsys):
+    record = romanian_record(HR, [(2, {"player_0": 1, "player_1": 0, "player_2": 0, "player_3": 0}, {"player_0": 1, "player_1": 1})])
+    del record["actions"]
+    path = tmp_path / "r.jsonl"
+    path.write_text(json.dumps(record) + "\n")
+    assert whist(["bid-stats", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("whist bid-stats: error: ") and "'actions'" in err

@@ -20,11 +20,29 @@ from training.evaluation.store import ResultsStore
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def whist_process(*argv: str, **kw) -> subprocess.Popen:
-    """``whist ARGV`` in its own process (unbuffered output, one torch thread)."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"}
-    return subprocess.Popen([sys.executable, "-m", "training.cli", *argv], cwd=ROOT, env=env, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, **kw)
+def _default_sigint() -> None:
+    # a test run started in the background ignores SIGINT, and a child would inherit that
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture
+def whist_process():
+    """``whist ARGV`` in its own process (unbuffered output, one torch thread, SIGINT as a
+    terminal delivers it); every process started is killed at the end of the test."""
+    started: list[subprocess.Popen] = []
+
+    def start(*argv: str) -> subprocess.Popen:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1", "OMP_NUM_THREADS": "1"}
+        proc = subprocess.Popen([sys.executable, "-m", "training.cli", *argv], cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, preexec_fn=_default_sigint)
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
 
 
 def wait_for(proc: subprocess.Popen, condition, timeout: float = 60.0) -> None:
@@ -83,7 +101,7 @@ def tiny_run(tmp_path: Path, total_steps: int, **train) -> Path:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
-def test_train_stops_cleanly_on_a_signal_and_resumes(tmp_path, sig):
+def test_train_stops_cleanly_on_a_signal_and_resumes(tmp_path, sig, whist_process):
     from agents.checkpoint import load_checkpoint
 
     config = tiny_run(tmp_path, 10**8)
@@ -98,9 +116,10 @@ def test_train_stops_cleanly_on_a_signal_and_resumes(tmp_path, sig):
     step = load_checkpoint(latest)["global_step"]
     assert step > 0 and not (run / "checkpoints" / "final.pt").exists()
     lines = [line for line in err.strip().splitlines() if line.strip()]
-    assert len(lines) == 1 and "Traceback" not in err, err
-    assert lines[0].startswith("whist train: interrupted: ") and f"step {step:,}" in lines[0]
-    assert f"whist train {config} --resume" in lines[0]
+    assert len(lines) == 2 and "Traceback" not in err, err
+    assert lines[0] == "stopping after the update in progress (again to abandon it)..."  # the signal is acknowledged at once
+    assert lines[1].startswith("whist train: interrupted: ") and f"step {step:,}" in lines[1]
+    assert f"whist train {config} --resume" in lines[1]
     assert cli.main(["train", str(config), "--no-progress", "--resume", "--total-steps", str(step + 256)]) == 0
     assert load_checkpoint(latest)["global_step"] == step + 256
 
@@ -127,7 +146,7 @@ def test_resumed_curves_do_not_double_back(tmp_path):
         assert max(steps) <= 640, (tag, steps)
 
 
-def test_eval_ctrl_c_exits_130_with_one_line(tmp_path):
+def test_eval_ctrl_c_exits_130_with_one_line(tmp_path, whist_process):
     proc = whist_process("eval", "--agents", "heuristic", "random", "--deals", "100000", "--records", str(tmp_path / "rec"))
     wait_for(proc, lambda: any(p.stat().st_size > 0 for p in (tmp_path / "rec").glob("*.jsonl")))
     proc.send_signal(signal.SIGINT)
@@ -138,7 +157,7 @@ def test_eval_ctrl_c_exits_130_with_one_line(tmp_path):
     assert last.startswith("whist eval: interrupted: 0 of 1 matches finished") and str(tmp_path / "rec") in last
 
 
-def test_league_ctrl_c_keeps_the_finished_deals(tmp_path):
+def test_league_ctrl_c_keeps_the_finished_deals(tmp_path, whist_process):
     db = tmp_path / "r.sqlite"
     proc = whist_process("league", "--agents", "heuristic", "random", "--deals", "100000", "--db", str(db), "--quiet")
 
@@ -160,6 +179,14 @@ def test_league_ctrl_c_keeps_the_finished_deals(tmp_path):
     played = int(line.split("interrupted: ")[1].split()[0])
     with ResultsStore(db) as store:
         assert len(store.stored_deals(1)) == played > 0
+
+
+def test_sigterm_outside_training_exits_130_with_one_line(tmp_path, whist_process):
+    proc = whist_process("eval", "--agents", "heuristic", "random", "--deals", "100000", "--records", str(tmp_path / "rec"))
+    wait_for(proc, lambda: any(p.stat().st_size > 0 for p in (tmp_path / "rec").glob("*.jsonl")))
+    proc.send_signal(signal.SIGTERM)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130 and err.strip().splitlines()[-1].startswith("whist eval: interrupted: ")
 
 
 def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):

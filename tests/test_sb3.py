@@ -64,7 +64,7 @@ def test_sb3_train_command_end_to_end(tmp_path, capsys):
     results = json.loads((out / "results.json").read_text())
     assert results["options"]["honours"] is False and results["options"]["episode"] == "hand"
     # whist eval's evaluation: the model, then the random reference, against each opponent spec
-    assert [(r["agent_a"], r["agent_b"]) for r in results["eval"]] == [(f"sb3:{out}", "random"), ("random", "random")]
+    assert [(r["agent_a"], r["agent_b"]) for r in results["eval"]] == [(f"sb3:{out / 'model.zip'}", "random"), ("random", "random")]
     for r in results["eval"]:
         assert r["deals"] == 4 and r["hands"] == 8 and r["duplicate"] is True
         lo, hi = r["win_rate_ci"]

@@ -251,7 +251,6 @@ def test_episode_game_option():
         ({"illegal_action": "ignore"}, "illegal_action"),
         ({"episode": "hand", "options": {"episode": "game"}}, "conflicts"),
         ({"episode": "forever"}, "episode"),
-        ({"render_mode": "human"}, "render_mode"),
         ({"opponents": object()}, "act"),
         ({"learner_seat": "random", "opponents": {1: UniformRandomPolicy()}}, "seat"),
     ],
@@ -259,6 +258,14 @@ def test_episode_game_option():
 def test_invalid_arguments_raise(kwargs, match):
     with pytest.raises(ValueError, match=match):
         SingleAgentWhistEnv(**kwargs)
+
+
+def test_unsupported_render_mode_warns_and_renders_nothing():
+    """As gymnasium.make does (SB3's make_vec_env asks for "rgb_array")."""
+    with pytest.warns(UserWarning, match="render_mode 'human' is not supported"):
+        env = SingleAgentWhistEnv(render_mode="human")
+    env.reset(seed=0)
+    assert env.render_mode == "human" and env.render() is None
 
 
 def test_partner_self_needs_partnerships():

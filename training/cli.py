@@ -29,7 +29,9 @@ from __future__ import annotations
 import argparse
 import importlib
 import os
+import signal
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
@@ -310,7 +312,13 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``whist`` console script; returns the process exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     command = next((a for a in argv if not a.startswith("-")), None)
-    args = build_parser(command if command in SUBCOMMANDS else None).parse_args(argv)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops a command as Ctrl-C does
+    try:
+        args = build_parser(command if command in SUBCOMMANDS else None).parse_args(argv)
+    except KeyboardInterrupt:
+        print(f"\nwhist{'' if command not in SUBCOMMANDS else ' ' + command}: interrupted", file=sys.stderr)
+        return 130
     module, _, function = SUBCOMMANDS[args.command][2].partition(":")
     try:
         status = int(getattr(importlib.import_module(module), function)(args) or 0)

@@ -29,7 +29,8 @@ A record is a JSON-serialisable dict::
 Cards are card texts (``"QH"``, ``"TC"``, ``"JKR"``), agents ``player_0 …``, points and scores
 are game points of the agent's side (partners show the same value), ``returns`` the sum of the
 environment's rewards. ``step`` is the index of the action in ``actions``; ``phase`` and
-``hand_number`` are the env's state *before* the action; ``check`` (optional) is
+``hand_number`` are the env's state *before* the action (``hand_number`` counts from 0 in
+the record; messages and pages number hands and tricks from 1); ``check`` (optional) is
 :func:`table_digest` of the env *after* it, so that a changed action is caught at its own step.
 ``meta`` may be absent.
 
@@ -218,6 +219,8 @@ _RECORD_FIELDS = {"game": str, "options": (dict, type(None)), "seed": (int, type
                   "players": dict, "hands": list, "actions": list, "result": dict}
 _HAND_FIELDS = {"hand_number": int, "deal": dict, "tricks": list, "points": dict}
 _ACTION_FIELDS = {"agent": str, "action": int, "label": str, "phase": str, "hand_number": int}
+#: Optional fields, checked for their type when present.
+_OPTIONAL_ACTION_FIELDS = {"step": int, "check": str}
 
 
 def _check_fields(item: Any, fields: Mapping[str, Any], where: str) -> None:
@@ -254,6 +257,7 @@ def check_record(record: Any) -> None:
             _check_fields(trick, {"cards": dict}, f"hands[{k}].tricks[{t}]")
     for i, entry in enumerate(record["actions"]):
         _check_fields(entry, _ACTION_FIELDS, f"actions[{i}]")
+        _check_fields(entry, {k: t for k, t in _OPTIONAL_ACTION_FIELDS.items() if k in entry}, f"actions[{i}]")
 
 
 def replay_record(record: Mapping[str, Any]) -> ReplayReport:
@@ -301,14 +305,14 @@ def _replay_actions(env: Any, record: Mapping[str, Any]) -> ReplayReport:
         if hand_number not in trick_index:
             trick_index[hand_number] = 0
             if rec_hand is None:
-                return ReplayReport(False, i, f"step {i}: hand {hand_number} is missing from the record's hands")
+                return ReplayReport(False, i, f"step {i}: hand {hand_number + 1} is missing from the record's hands")
             if env.current_deal() != rec_hand["deal"]:
-                return ReplayReport(False, i, f"step {i}: hand {hand_number} was dealt differently from the record")
+                return ReplayReport(False, i, f"step {i}: hand {hand_number + 1} was dealt differently from the record")
         agent = env.agent_selection
         if agent != entry["agent"]:
             return ReplayReport(False, i, f"step {i}: {agent} is to act, the record says {entry['agent']}")
         if g.phase != entry["phase"] or hand_number != entry["hand_number"]:
-            return ReplayReport(False, i, f"step {i}: phase/hand {g.phase}/{hand_number}, record {entry['phase']}/{entry['hand_number']}")
+            return ReplayReport(False, i, f"step {i}: phase/hand {g.phase}/{hand_number + 1}, record {entry['phase']}/{entry['hand_number'] + 1}")
         try:
             label = env.action_label(entry["action"])
         except ValueError as err:
@@ -320,7 +324,7 @@ def _replay_actions(env: Any, record: Mapping[str, Any]) -> ReplayReport:
         if g.phase in g.CARD_PLAY_PHASES:
             recorded = tricks[k]["cards"].get(agent) if k < len(tricks) else None
             if recorded != label:
-                return ReplayReport(False, i, f"step {i}: {agent} plays {label} to trick {k} of hand {hand_number}, the recorded trick says {recorded}")
+                return ReplayReport(False, i, f"step {i}: {agent} plays {label} to trick {k + 1} of hand {hand_number + 1}, the recorded trick says {recorded}")
         try:
             env.step(entry["action"])
         except ValueError as err:
@@ -331,23 +335,23 @@ def _replay_actions(env: Any, record: Mapping[str, Any]) -> ReplayReport:
         if "last_trick" in info:
             if k >= len(tricks) or tricks[k] != info["last_trick"]:
                 return ReplayReport(
-                    False, i, f"step {i}: trick {k} of hand {hand_number} is {info['last_trick']}, the record says {tricks[k] if k < len(tricks) else None}"
+                    False, i, f"step {i}: trick {k + 1} of hand {hand_number + 1} is {info['last_trick']}, the record says {tricks[k] if k < len(tricks) else None}"
                 )
             trick_index[hand_number] = k + 1
         if "check" in entry and entry["check"] != table_digest(env):
             return ReplayReport(False, i, f"step {i}: the table after {agent}'s {label} differs from the record (check {table_digest(env)}, record {entry['check']})")
         if g.hand_number != hand_number or g.done or g.truncated:
             if trick_index[hand_number] != len(tricks):
-                return ReplayReport(False, i, f"step {i}: hand {hand_number} ended after {trick_index[hand_number]} tricks, the record has {len(tricks)}")
+                return ReplayReport(False, i, f"step {i}: hand {hand_number + 1} ended after {trick_index[hand_number]} tricks, the record has {len(tricks)}")
             if rec_hand["points"] != info["hand_points"]:
-                return ReplayReport(False, i, f"step {i}: hand {hand_number} scored {info['hand_points']}, the record says {rec_hand['points']}")
+                return ReplayReport(False, i, f"step {i}: hand {hand_number + 1} scored {info['hand_points']}, the record says {rec_hand['points']}")
             if rec_hand.get("scores") is not None and rec_hand["scores"] != info["score"]:
-                return ReplayReport(False, i, f"step {i}: the scores after hand {hand_number} are {info['score']}, the record says {rec_hand['scores']}")
+                return ReplayReport(False, i, f"step {i}: the scores after hand {hand_number + 1} are {info['score']}, the record says {rec_hand['scores']}")
     n = len(record["actions"])
     played = {h for h, k in trick_index.items() if g.hand_number != h or g.done or g.truncated}
     extra = sorted(set(hands) - played)
     if extra:
-        return ReplayReport(False, n, f"result: the record has hand(s) {extra} that were not played")
+        return ReplayReport(False, n, f"result: the record has hand(s) {[h + 1 for h in extra]} that were not played")
     result = record["result"] or {}
     winners = [env.possible_agents[s] for s in g.winners]
     scores = {a: g.scores[g.side_of(s)] for s, a in enumerate(env.possible_agents)}

@@ -214,14 +214,21 @@ def run_bid_stats(args: Any) -> int:
     the tables (or JSON with ``--json``); returns 0.
 
     Raises:
-        CommandError: a file that cannot be read or is not a file of game records.
+        CommandError: a file that cannot be read, or a record in it without the fields the
+            statistics read (``game``, ``players``, ``hands``, ``actions``).
     """
     records = []
     for path in args.files:
         try:
-            records += read_records(path)
+            for record in read_records(path):
+                missing = [k for k, t in (("game", str), ("players", dict), ("hands", list), ("actions", list))
+                           if not isinstance(record.get(k), t)]
+                if missing:
+                    raise ValueError(f"malformed record: no valid {', '.join(repr(k) for k in missing)} field")
+                records.append(record)
         except (OSError, ValueError) as err:
-            raise CommandError(str(err)) from None
+            where = f"{path}: " if isinstance(err, ValueError) and str(path) not in str(err) else ""
+            raise CommandError(f"{where}{err}") from None
     stats = bidding_stats(records)
     print(json.dumps(_json_ready(stats), indent=2) if args.json else format_bidding_stats(stats))
     return 0

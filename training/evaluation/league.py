@@ -37,8 +37,8 @@ def open_store(path: str | Path, must_exist: bool = False) -> ResultsStore:
         raise CommandError(f"no results store at {path} (run `whist league ...` first or pass --db)")
     try:
         return ResultsStore(path)
-    except (StoreError, sqlite3.DatabaseError) as err:
-        raise CommandError(f"cannot open the results store: {err}") from None
+    except (StoreError, sqlite3.Error, OSError) as err:
+        raise CommandError(f"cannot open the results store {path}: {err}") from None
 
 
 def run_league(args: Any) -> int:

@@ -533,8 +533,15 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
             agents.append(make_agent(spec, game, seed=seed + 1 + i))
         except (ValueError, OSError, ImportError, RuntimeError, KeyError) as err:
             raise CommandError(f"bad agent spec {spec!r}: {err}") from None
+    probe = GAMES[game].raw_env(**options)
+    obs_size = probe.observation_space(probe.possible_agents[0])["observation"].shape[0]
     for spec, agent in zip(specs, agents):
         note = rule_differences(agent, rules.options)
+        try:  # a trained agent must fit the observation and actions of these options
+            getattr(agent, "check_fits", lambda *_: None)(obs_size, rules.num_actions)
+        except ValueError as err:
+            raise CommandError(f"agent {spec!r} cannot play {game} with these options: {err}"
+                               + (f"; it was trained with {note}" if note else "")) from None
         if note:
             print(f"whist {command}: note: {spec} was trained with {note}; this match uses the game's options "
                   f"(add --option KEY=VALUE to match)", file=sys.stderr)
@@ -560,6 +567,12 @@ def run_eval(args: Any) -> int:
     """
     setup = prepare_match(args.game, args.agents, args.deals, args.seed, args.option, "eval")
     agents, labels = setup.agents, setup.labels
+    for flag, folder in (("--out", args.out), ("--records", args.records)):
+        if folder:
+            try:  # before hours of play, not after
+                Path(folder).mkdir(parents=True, exist_ok=True)
+            except OSError as err:
+                raise CommandError(f"{flag} {folder}: cannot create the folder: {err}") from None
     # records for --bid-stats alone go to a folder removed when the command ends (or is interrupted)
     scratch = tempfile.TemporaryDirectory(prefix="whist-records-") if args.bid_stats and not args.records else None
     folder = args.records or (scratch.name if scratch is not None else None)
@@ -577,8 +590,12 @@ def run_eval(args: Any) -> int:
             if args.records:
                 print(f"wrote {path}", file=sys.stderr)
     except KeyboardInterrupt:
+        if results:
+            print(format_table(results))
         kept = f"; the records of the finished deals are in {args.records}" if args.records else ""
-        raise Interrupted(f"{len(results)} of {len(pairs)} matches finished, no table or results saved{kept}") from None
+        shown = "the table above holds them, nothing saved" if results else "no table, nothing saved"
+        raise Interrupted(f"{len(results)} of {len(pairs)} matches finished ({shown}){kept}") from None
+    saved = save_results(results, args.out) if args.out else []
     print(format_table(results))
     total = sum(r.seconds for r in results)
     print(f"({sum(r.games for r in results)} games, {sum(r.hands for r in results)} hands in {total:.1f} s)")
@@ -589,7 +606,6 @@ def run_eval(args: Any) -> int:
         records = [r for path in record_files for r in read_records(path)]
         print()
         print(format_bidding_stats(bidding_stats(records)))
-    if args.out:
-        for path in save_results(results, args.out):
-            print(f"wrote {path}")
+    for path in saved:
+        print(f"wrote {path}")
     return 0

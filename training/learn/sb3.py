@@ -132,6 +132,8 @@ def run_sb3_train(args: Any) -> int:
     """
     try:
         train(args)
+    except BrokenPipeError:
+        raise
     except (ValueError, OSError) as err:
         raise CommandError(str(err)) from None
     return 0
@@ -237,7 +239,7 @@ def evaluate_model(model: Any, args: Any, options: dict[str, Any]) -> list[PairR
     from agents.sb3_agent import SB3Agent
 
     eval_seed = args.seed + 1000 if args.eval_seed is None else args.eval_seed
-    learner = SB3Agent(model, name=f"sb3:{args.out}")
+    learner = SB3Agent(model, name=f"sb3:{args.out / 'model.zip'}")
     rules = {k: v for k, v in options.items() if k != "episode"}
     rules["episode"] = args.episode
     rows = []

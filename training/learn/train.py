@@ -16,6 +16,7 @@ writer purges what the stopped run logged after its checkpoint's step, so no cur
 from __future__ import annotations
 
 import signal
+import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -73,6 +74,7 @@ def stop_on_signal(request_stop: Callable[[], None]) -> Iterator[None]:
     def handle(signum: int, frame: Any) -> None:
         for sig in previous:
             signal.signal(sig, signal.default_int_handler)
+        print("\nstopping after the update in progress (again to abandon it)...", file=sys.stderr, flush=True)
         request_stop()
 
     for sig in previous:
@@ -109,8 +111,10 @@ def _load_config(args: Any) -> Any:
                 raise CommandError(f"{where} was requested but torch.cuda.is_available() is False on this machine; "
                                    "use --device cpu or --device auto")
         config.resolved_device()  # any other device problem: a ConfigError
-    except (ConfigError, FileNotFoundError, ValueError) as exc:
+    except (ConfigError, OSError, ValueError) as exc:
         raise CommandError(str(exc)) from None
+    if args.eval_deals is not None and args.eval_deals < 0:
+        raise CommandError(f"--eval-deals must be >= 0, got {args.eval_deals}")
     return config
 
 
