@@ -59,10 +59,12 @@ def bits_to_array(masks: list[int], width: int) -> np.ndarray:
 
 def mask_to_int8(mask: int, n: int) -> np.ndarray:
     """Action bitmask → int8 0/1 array of length ``n``."""
-    nwords = (n + 63) // 64
-    words = np.array([(mask >> (64 * i)) & _WORD for i in range(nwords)], dtype="<u8")
-    return np.unpackbits(words.view(np.uint8), bitorder="little")[:n].astype(np.int8)
+    raw = np.frombuffer(mask.to_bytes((n + 7) // 8, "little"), dtype=np.uint8)
+    return np.unpackbits(raw, count=n, bitorder="little").view(np.int8)
 
+
+#: Entry k: the four suit flags (C, D, H, S) of the 4-bit suit mask k.
+_SUIT_ROWS = [[float(k >> suit & 1) for suit in range(4)] for k in range(16)]
 
 #: The score features are clipped to [-SCORE_CLIP, SCORE_CLIP] (in units of the score scale).
 SCORE_CLIP = 2.0
@@ -105,6 +107,16 @@ class ObservationEncoder:
             start += size
         self.state_size = start
         self._phase_index = {p: i for i, p in enumerate(game.PHASES)}
+        # per-seat orders and offsets, computed once: encode() runs at every decision
+        self._n, self._c, self._num_sides = n, c, s
+        self._hand_size = float(game.HAND_SIZE)
+        self._orders = [[(seat + r) % n for r in range(n)] for seat in range(n)]
+        self._side_of = [game.side_of(p) for p in range(n)]
+        self._side_orders = [[(game.side_of(seat) + r) % s for r in range(s)] for seat in range(n)]
+        self._unseen = self.layout["unseen"]
+        first = self.num_card_blocks * c  # the non-card features up to the unseen block
+        self._rest_size = self._unseen.start - first
+        self._rest_index = {name: sl.start - first for name, sl in self.layout.items() if first <= sl.start < self._unseen.start}
 
     def for_game(self, game: TrickTakingGame) -> ObservationEncoder:
         """This encoder (same layout) reading another rules object of the same variant and
@@ -116,53 +128,58 @@ class ObservationEncoder:
     def encode(self, seat: int) -> np.ndarray:
         """Observation vector of ``seat``: float32 array of shape ``(size,)``."""
         g = self.game
-        n, c = g.num_players, g.NUM_CARD_ACTIONS
-        order = [(seat + r) % n for r in range(n)]
+        n, c, sides = self._n, self._c, self._num_sides
+        order = self._orders[seat]
+        trick = g.trick
         trick_masks = [0] * n
-        for p, card in g.trick:
+        for p, card in trick:
             trick_masks[(p - seat) % n] = 1 << card
-        masks = [g.hands[seat]] + [g.played[p] for p in order] + trick_masks + g.public_card_sets(seat)
-        out = np.zeros(self.size, dtype=np.float32)
+        hand, played = g.hands[seat], g.played
+        public = g.public_card_sets(seat)
+        seen = hand
+        for m in played:
+            seen |= m
+        for m in public:
+            seen |= m
+        masks = [hand, *[played[p] for p in order], *trick_masks, *public, g.deck_mask() & ~seen]
+        bits = np.unpackbits(np.array(masks, dtype="<u8").view(np.uint8), bitorder="little").reshape(len(masks), 64)
+        out = np.empty(self.size, dtype=np.float32)
         nb = self.num_card_blocks * c
-        out[:nb] = bits_to_array(masks, c).ravel()
-        lay = self.layout
-        out[lay["leader"].start + (g.leader - seat) % n] = 1.0
+        out[:nb] = bits[:-1, :c].ravel()
+        out[self._unseen] = bits[-1, :c]
+        # the features between the card blocks and the unseen block, built as one Python list
+        i = self._rest_index
+        rest = [0.0] * self._rest_size
+        rest[i["leader"] + (g.leader - seat) % n] = 1.0
+        rest[i["dealer"] + (g.dealer - seat) % n] = 1.0
+        rest[i["trump"] + (4 if g.trump is None else g.trump)] = 1.0
+        rest[i["phase"] + self._phase_index[g.phase]] = 1.0
         if g.current_player is not None:
-            out[lay["current_player"].start + (g.current_player - seat) % n] = 1.0
-        out[lay["dealer"].start + (g.dealer - seat) % n] = 1.0
-        out[lay["trump"].start + (4 if g.trump is None else g.trump)] = 1.0
-        out[lay["phase"].start + self._phase_index[g.phase]] = 1.0
-        hs = float(g.HAND_SIZE)
-        t0 = lay["tricks_won"].start
+            rest[i["current_player"] + (g.current_player - seat) % n] = 1.0
+        led = led_suit([card for _, card in trick], g.ctx) if trick else None
+        rest[i["led_suit"] + (4 if led is None else led)] = 1.0
+        hs = self._hand_size
+        tricks = g.tricks_won
+        t0 = i["tricks_won"]
+        by_side = [0] * sides
+        side_of = self._side_of
         for r, p in enumerate(order):
-            out[t0 + r] = g.tricks_won[p] / hs
-        sides = g.num_sides
-        own = g.side_of(seat)
-        by_side = g.tricks_by_side()
-        s0, c0, w0 = lay["tricks_by_side"].start, lay["scores"].start, lay["games_won"].start
-        for r in range(sides):
-            side = (own + r) % sides
-            out[s0 + r] = by_side[side] / hs
-            out[c0 + r] = min(max(g.scores[side] / self.score_scale, -SCORE_CLIP), SCORE_CLIP)
-            out[w0 + r] = g.games_won[side]
-        out[lay["hand_in_game"].start] = g.hand_in_game / 16.0
-        out[lay["trick_number"].start] = g.trick_number / g.tricks_per_hand()
-        v0 = lay["voids"].start
+            rest[t0 + r] = tricks[p] / hs
+            by_side[side_of[p]] += tricks[p]
+        scale, scores, games = self.score_scale, g.scores, g.games_won
+        s0, c0, w0 = i["tricks_by_side"], i["scores"], i["games_won"]
+        for r, side in enumerate(self._side_orders[seat]):
+            rest[s0 + r] = by_side[side] / hs
+            rest[c0 + r] = min(max(scores[side] / scale, -SCORE_CLIP), SCORE_CLIP)
+            rest[w0 + r] = games[side]
+        rest[i["hand_in_game"]] = g.hand_in_game / 16.0
+        rest[i["trick_number"]] = g.trick_number / g.tricks_per_hand()
+        shown = g.shown_out
+        v0 = i["voids"]
         for r, p in enumerate(order):
-            shown = g.shown_out[p]
-            if shown:
-                for suit in range(4):
-                    if shown >> suit & 1:
-                        out[v0 + 4 * r + suit] = 1.0
-        led = led_suit([card for _, card in g.trick], g.ctx) if g.trick else None
-        out[lay["led_suit"].start + (4 if led is None else led)] = 1.0
-        seen = g.hands[seat]
-        for m in masks[1 : 1 + n]:
-            seen |= m
-        for m in masks[1 + 2 * n :]:
-            seen |= m
-        u = lay["unseen"]
-        out[u] = bits_to_array([g.deck_mask() & ~seen], c)[0]
+            if shown[p]:
+                rest[v0 + 4 * r : v0 + 4 * r + 4] = _SUIT_ROWS[shown[p]]
+        out[nb : self._unseen.start] = rest
         if g.EXTRA_FEATURES:
             out[self.extra_start :] = g.extra_features(seat)
         return out

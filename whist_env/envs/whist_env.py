@@ -55,6 +55,7 @@ class WhistEnv(AECEnv):
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
         self.agents = list(self.possible_agents)
         self._seat = {a: i for i, a in enumerate(self.possible_agents)}
+        self._sides = [self.game.side_of(i) for i in range(self.game.num_players)]
         self.encoder = ObservationEncoder(self.game)
         low, high = self.encoder.bounds()
         n_act = self.game.num_actions
@@ -218,13 +219,14 @@ class WhistEnv(AECEnv):
 
     def _info(self, last_trick: dict | None) -> dict[str, Any]:
         g = self.game
-        names = self.possible_agents
+        names, sides = self.possible_agents, self._sides
+        scores, points = g.scores, g.last_hand_points
         info: dict[str, Any] = {
             "phase": g.phase,
             "hand_number": g.hand_number,
-            "tricks_won": {a: g.tricks_won[i] for i, a in enumerate(names)},
-            "score": {a: g.scores[g.side_of(i)] for i, a in enumerate(names)},
-            "hand_points": {a: g.last_hand_points[g.side_of(i)] for i, a in enumerate(names)},
+            "tricks_won": dict(zip(names, g.tricks_won)),
+            "score": dict(zip(names, [scores[s] for s in sides])),
+            "hand_points": dict(zip(names, [points[s] for s in sides])),
         }
         if last_trick is not None:
             from whist_env.engine.cards import card_to_str

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
 from pettingzoo.utils.env_logger import EnvLogger
 from pettingzoo.utils.wrappers import OrderEnforcingWrapper
 
@@ -42,6 +43,7 @@ class WhistWrapper(OrderEnforcingWrapper):
         super().__init__(env)
         self._illegal_reward = float(illegal_reward)
         self._terminated = False  # ended by an illegal move
+        self._num_actions = env.game.num_actions  # the action space is Discrete(num_actions) for every agent
 
     # direct access to the raw env's per-step attributes (no __getattr__ forwarding)
     @property
@@ -131,10 +133,14 @@ class WhistWrapper(OrderEnforcingWrapper):
         self._has_updated = True
         agent = raw.agent_selection
         done = raw.terminations[agent] or raw.truncations[agent]
-        assert (action is None and done) or raw.action_spaces[agent].contains(action), "action is not in action space"
+        in_space = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) and 0 <= action < self._num_actions
+        assert (action is None and done) or in_space, "action is not in action space"
         if done:
             raw._was_dead_step(action)
-        elif not raw.game.legal_actions() >> int(action) & 1:
+            return
+        try:
+            raw.step(action)  # the raw env refuses an illegal action and changes nothing
+        except ValueError:
             EnvLogger.warn_on_illegal_move()
             raw._cumulative_rewards[agent] = 0
             raw.terminations = dict.fromkeys(raw.agents, True)
@@ -144,5 +150,3 @@ class WhistWrapper(OrderEnforcingWrapper):
             raw._accumulate_rewards()
             raw._deads_step_first()
             self._terminated = True
-        else:
-            raw.step(action)
