@@ -1,4 +1,4 @@
-"""Experiment config validation (training/config.py)."""
+"""Experiment config validation (training/learn/config.py)."""
 
 from __future__ import annotations
 

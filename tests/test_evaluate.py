@@ -1,4 +1,4 @@
-"""Duplicate-deal evaluation (training/evaluate.py) and the ``whist eval`` command."""
+"""Duplicate-deal evaluation (training/evaluation/match.py) and the ``whist eval`` command."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``whist league`` and ``whist leaderboard`` (issue 6, item 3)."""
+"""``whist league`` and ``whist leaderboard``."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""``whist play`` (training/play.py): a person plays through stdin; bad input is rejected with the
+"""``whist play`` (training/viewers/play.py): a person plays through stdin; bad input is rejected with the
 reason, legal input finishes a hand, and the game record is saved."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""``whist plot`` figures (issue 6, item 4): each writes a non-empty PNG from small synthetic data."""
+"""``whist plot`` figures: each writes a non-empty PNG from small synthetic data."""
 
 from __future__ import annotations
 

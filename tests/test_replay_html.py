@@ -1,4 +1,4 @@
-"""``whist replay`` (training/replay_html.py): the page's content, and the page in real headless
+"""``whist replay`` (training/viewers/replay.py): the page's content, and the page in real headless
 Chromium (selenium): step to the end with the → key and the next button, compare the final
 score with the record's result, take a screenshot."""
 

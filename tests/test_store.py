@@ -1,4 +1,4 @@
-"""The SQLite results store (issue 6, item 2): schema, transactions, duplicates, a killed writer."""
+"""The SQLite results store: schema, transactions, duplicates, a killed writer."""
 
 from __future__ import annotations
 
