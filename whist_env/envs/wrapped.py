@@ -30,6 +30,17 @@ def _before_reset(name: str) -> AttributeError:
     return AttributeError(f"{name} cannot be accessed before reset")
 
 
+def _after_reset(name: str) -> property:
+    """A read-only property forwarding the raw env's ``name``, an ``AttributeError`` before reset."""
+
+    def get(self: WhistWrapper) -> Any:
+        if not self._has_reset:
+            raise _before_reset(name)
+        return getattr(self.env, name)
+
+    return property(get, doc=f"The raw env's ``{name}`` (``AttributeError`` before ``reset()``).")
+
+
 class WhistWrapper(OrderEnforcingWrapper):
     """A :class:`whist_env.envs.whist_env.WhistEnv` with PettingZoo's standard checks (module
     docstring); every other attribute and method is the raw env's.
@@ -46,47 +57,18 @@ class WhistWrapper(OrderEnforcingWrapper):
         self._num_actions = env.game.num_actions  # the action space is Discrete(num_actions) for every agent
 
     # direct access to the raw env's per-step attributes (no __getattr__ forwarding)
-    @property
-    def agent_selection(self) -> str:
-        if not self._has_reset:
-            raise _before_reset("agent_selection")
-        return self.env.agent_selection
-
-    @property
-    def agents(self) -> list[str]:
-        if not self._has_reset:
-            raise _before_reset("agents")
-        return self.env.agents
+    agent_selection = _after_reset("agent_selection")
+    agents = _after_reset("agents")
+    rewards = _after_reset("rewards")
+    terminations = _after_reset("terminations")
+    truncations = _after_reset("truncations")
+    infos = _after_reset("infos")
 
     @property
     def num_agents(self) -> int:
         if not self._has_reset:
             raise _before_reset("num_agents")
         return len(self.env.agents)
-
-    @property
-    def rewards(self) -> dict[str, float]:
-        if not self._has_reset:
-            raise _before_reset("rewards")
-        return self.env.rewards
-
-    @property
-    def terminations(self) -> dict[str, bool]:
-        if not self._has_reset:
-            raise _before_reset("terminations")
-        return self.env.terminations
-
-    @property
-    def truncations(self) -> dict[str, bool]:
-        if not self._has_reset:
-            raise _before_reset("truncations")
-        return self.env.truncations
-
-    @property
-    def infos(self) -> dict[str, dict]:
-        if not self._has_reset:
-            raise _before_reset("infos")
-        return self.env.infos
 
     @property
     def _cumulative_rewards(self) -> dict[str, float]:
