@@ -15,6 +15,7 @@ writer purges what the stopped run logged after its checkpoint's step, so no cur
 
 from __future__ import annotations
 
+import json
 import signal
 import sys
 from collections.abc import Callable, Iterator
@@ -118,14 +119,17 @@ def _load_config(args: Any) -> Any:
     return config
 
 
-def next_steps(config_path: str, run_dir: Path, game: str) -> str:
-    """The commands worth trying after a run, as printable lines."""
+def next_steps(config_path: str, run_dir: Path, game: str, options: dict[str, Any] | None = None) -> str:
+    """The commands worth trying after a run, as printable lines; ``options`` (the run's rule
+    options) are passed on as ``--option`` flags, except those of how episodes and rewards run."""
     final = run_dir / "checkpoints" / "final.pt"
+    flags = "".join(f" --option {k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in (options or {}).items()
+                    if k not in ("episode", "reward", "max_hands"))
     lines = [
         "next:",
         f"  tensorboard --logdir {run_dir.parent}   # learning curves",
-        f"  whist eval --game {game} --agents checkpoint:{final} heuristic --deals 2000",
-        f"  whist play --game {game} --opponents checkpoint:{final}   # play against it",
+        f"  whist eval --game {game}{flags} --agents checkpoint:{final} heuristic --deals 2000",
+        f"  whist play --game {game}{flags} --opponents checkpoint:{final}   # play against it",
         f"  whist plot --logdir {run_dir} --out {run_dir / 'plots'}",
     ]
     if Path(config_path).name == "classic_default.yaml":
@@ -215,5 +219,5 @@ def run_train(args: Any) -> int:
             raise Interrupted(f"final evaluation abandoned; the trained agent is {final}") from None
         print(format_table(results))
         print("saved " + ", ".join(str(p) for p in save_results(results, run_dir)))
-    print(next_steps(args.config, run_dir, config.game))
+    print(next_steps(args.config, run_dir, config.game, dict(config.options)))
     return 0
