@@ -226,3 +226,71 @@ def test_bad_agent_and_before_reset():
     env.reset(seed=0)
     with pytest.raises(ValueError, match="unknown agent 'player_9'"):
         env.resample_from_infostate("player_9", 0)
+
+
+def test_revoke_mode_worlds_draw_their_own_pending_revokes():
+    """Who has revoked (and not yet been caught) depends on the hidden hands: a world recomputes it
+    from its own cards, so two real games with the same public history give the same worlds."""
+    rng = np.random.default_rng(4)
+    env = whist_env.classic_whist_v0.raw_env(episode="hand", allow_revoke=True, first_dealer=0)
+    for seed in range(200):
+        env.reset(seed=seed)
+        actions = []
+        observer = 0
+        while not env.game.done and not any(p != observer for p, _ in env.game.pending_revokes):
+            hand = env.game.hand_number
+            a = int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])))
+            env.step(a)
+            actions.append(a)
+            if env.game.hand_number != hand:
+                break
+        if env.game.hand_number == 0 and any(p != observer for p, _ in env.game.pending_revokes):
+            break
+    else:
+        pytest.fail("no hand with a revoke by another player")
+    g = env.game
+    agent = env.possible_agents[observer]
+    compared = differing = 0
+    for k in range(300):
+        world = env.resample_from_infostate(agent, k)
+        assert world.game.pending_revokes == world.game._revokes_in_history()
+        differing += world.game.pending_revokes != g.pending_revokes
+        if k >= 20:
+            continue
+        # the same public history on the world's deal, as a real game
+        twin = whist_env.classic_whist_v0.raw_env(episode="hand", allow_revoke=True, first_dealer=0)
+        twin.reset(seed=0, options=world.current_deal())
+        for a in actions:
+            twin.step(a)
+        if twin.game.hands == g.hands:
+            continue
+        assert (twin.observe(agent)["observation"] == env.observe(agent)["observation"]).all()
+        a_world, b_world = env.resample_from_infostate(agent, 99).game, twin.resample_from_infostate(agent, 99).game
+        assert a_world.hands == b_world.hands and a_world.pending_revokes == b_world.pending_revokes
+        compared += 1
+    assert compared > 5 and differing > 0  # some worlds' revoker did hold the led suit, some did not
+
+
+@pytest.mark.parametrize("game", ["classic_whist", "cutthroat_whist", "romanian_whist"])
+def test_a_worlds_deal_replays_to_the_world(game):
+    """Even after the turn-up has been played: the world's current_deal() keeps the public extras."""
+    rng = np.random.default_rng(8)
+    env = whist_env.GAMES[game].raw_env(episode="hand")
+    env.reset(seed=3)
+    actions = []
+    for _ in range(30):
+        if env.game.done:
+            break
+        a = int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])))
+        env.step(a)
+        actions.append(a)
+    agent = env.agent_selection
+    world = env.resample_from_infostate(agent, 5)
+    deal = world.current_deal()
+    assert deal.keys() == env.current_deal().keys()
+    twin = whist_env.GAMES[game].raw_env(episode="hand")
+    twin.reset(seed=3, options=deal)
+    for a in actions:
+        twin.step(a)
+    assert twin.game.hands == world.game.hands
+    assert (twin.observe(agent)["observation"] == world.observe(agent)["observation"]).all()

@@ -42,3 +42,32 @@ def test_illegal_move_ends_the_game_with_minus_one():
         assert term and reward == (-1 if a == agent else 0)
         env.step(None)
     assert not env.agents
+
+
+def standard_stack(game: str):
+    from pettingzoo.utils import wrappers
+
+    raw = whist_env.GAMES[game].raw_env()
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(wrappers.TerminateIllegalWrapper(raw, illegal_reward=-1)))
+
+
+def outcome(env, action):
+    try:
+        env.step(action)
+    except (AssertionError, ValueError) as err:
+        return type(err).__name__
+    return (env.agents and env.agent_selection, repr(env.rewards), repr(env._cumulative_rewards), repr(env.terminations),
+            repr(env.truncations))
+
+
+@pytest.mark.parametrize("actions", [["illegal", None, None, None, None, None], [True], [52], [-1], [1.0], ["x"], [None],
+                                     ["legal", "legal", "illegal", None, None, None, None, None], ["legal", True]])
+def test_same_behaviour_as_pettingzoos_standard_wrappers(actions):
+    ours, theirs = whist_env.classic_whist_v0.env(), standard_stack("classic_whist")
+    for env in (ours, theirs):
+        env.reset(seed=2)
+    for a in actions:
+        if a in ("legal", "illegal"):
+            mask = ours.observe(ours.agent_selection)["action_mask"]
+            a = int(np.flatnonzero(mask == (1 if a == "legal" else 0))[0])
+        assert outcome(ours, a) == outcome(theirs, a), a

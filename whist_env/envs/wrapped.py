@@ -115,19 +115,21 @@ class WhistWrapper(OrderEnforcingWrapper):
         self._has_updated = True
         agent = raw.agent_selection
         done = raw.terminations[agent] or raw.truncations[agent]
-        in_space = isinstance(action, (int, np.integer)) and not isinstance(action, (bool, np.bool_)) and 0 <= action < self._num_actions
+        # as gymnasium's Discrete.contains, which accepts any integer (bools included)
+        in_space = isinstance(action, (int, np.integer)) and 0 <= action < self._num_actions
         assert (action is None and done) or in_space, "action is not in action space"
         if done:
             raw._was_dead_step(action)
-            return
-        try:
-            raw.step(action)  # the raw env refuses an illegal action and changes nothing
-        except ValueError:
+        elif isinstance(action, (bool, np.bool_)):  # PettingZoo's wrappers fail on it with a ValueError too
+            raise ValueError(f"{action!r} is not an action id; actions are ints 0..{self._num_actions - 1}")
+        elif raw.game.legal_actions() >> int(action) & 1:
+            raw.step(action)
+        else:
             EnvLogger.warn_on_illegal_move()
             raw._cumulative_rewards[agent] = 0
             raw.terminations = dict.fromkeys(raw.agents, True)
             raw.truncations = dict.fromkeys(raw.agents, True)
-            raw.rewards = dict.fromkeys(raw.agents, 0.0)
+            raw.rewards = dict.fromkeys(raw.agents, 0)
             raw.rewards[agent] = self._illegal_reward
             raw._accumulate_rewards()
             raw._deads_step_first()

@@ -155,8 +155,11 @@ class TrickTakingGame:
         seen cards whose holder is known), hand and pile sizes, the whole public history. Dealt
         afresh: the other hands and the hidden piles (:meth:`_hidden_piles`). No inference is
         made from bids or style of play. Only public facts, ``observer``'s own cards and the
-        sizes of hands and piles are read, never where the hidden cards really are; later deals
-        come from a generator seeded from ``rng``.
+        sizes of hands and piles are read, never where the hidden cards really are; what hangs on
+        the hidden cards is redrawn from the world's own (its kitty and stock, the revokes not yet
+        established in revoke mode); later deals come from a generator seeded from ``rng``. The
+        world's ``current_deal()`` holds its deal as far as the world can tell (German Whist
+        during play: its stock from the face-up card on, so it does not replay).
 
         Raises:
             ValueError: ``observer`` is not a seat of the game.
@@ -195,9 +198,39 @@ class TrickTakingGame:
                 world.hands[where] = placement[i]
         world._complete_world({name: placement[index[("pile", name)]] for name, _ in piles}, observer, rng)
         world.dealt = [self.dealt[s] if s == observer else world._world_dealt(s) for s in range(n)]
+        world.pending_revokes = world._revokes_in_history()
         world.rng = np.random.default_rng(int(rng.integers(1 << 63)))
-        world.hand_deal = {"hands": {s: mask_to_str(h) for s, h in enumerate(world.dealt)}, "dealer": self.dealer, **world._deal_extras()}
+        world.hand_deal = {**self.hand_deal, "hands": {s: mask_to_str(h) for s, h in enumerate(world.dealt)}, **world._world_deal_extras()}
         return world
+
+    def _revokes_in_history(self) -> list[tuple[int, int]]:
+        """The revokes of this hand's plays under the current hands, ``(seat, led suit)`` in order
+        (RULES.md §2.9): a player who did not follow while holding the led suit, i.e. while its hand
+        now, or a card it played later this hand, is of that suit. (Not yet established ones only:
+        an established revoke ends the hand.) Empty unless the rules allow revokes."""
+        if not getattr(self.options, "allow_revoke", False):
+            return []
+        eff, masks = self.ctx.eff_suit, self.ctx.suit_masks
+        plays = [(e[1], e[2]) for e in self.events if e[0] == "play"]
+        n = self.num_players
+        revokes = []
+        for k, (seat, card) in enumerate(plays):
+            start = k - k % n  # tricks are n plays long
+            led = next((eff[c] for _, c in plays[start:k] if eff[c] >= 0), None)
+            if led is None or eff[card] == led:
+                continue
+            held = self.hands[seat]
+            for p, c in plays[k + 1 :]:
+                if p == seat:
+                    held |= 1 << c
+            if held & masks[led] and (seat, led) not in revokes:
+                revokes.append((seat, led))
+        return revokes
+
+    def _world_deal_extras(self) -> dict[str, Any]:
+        """The deal extras of a world that hang on hidden cards (the kitty), to replace the real
+        deal's in the world's ``current_deal()``. Default: none (public extras are kept)."""
+        return {}
 
     def _hidden_piles(self, observer: int) -> list[tuple[str, int]]:
         """``(name, size)`` of the card piles outside the hands whose cards ``observer`` does not

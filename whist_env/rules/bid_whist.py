@@ -392,6 +392,9 @@ class BidWhist(TrickTakingGame):
             pool = list(cards_of(self.hands[d] | self.played[d] | self.discards))
             self.kitty_cards = sum(1 << pool[int(i)] for i in rng.choice(len(pool), KITTY_SIZE, replace=False))
 
+    def _world_deal_extras(self) -> dict[str, Any]:
+        return self._deal_extras()
+
     def _world_dealt(self, seat: int) -> int:
         """The declarer was dealt what passed through its hand, less the kitty."""
         cards = super()._world_dealt(seat)

@@ -151,6 +151,12 @@ class GermanWhist(TrickTakingGame):
             under = list(cards_of(piles.get("stock", 0)))
             self.stock = [self.stock[0]] + [under[i] for i in rng.permutation(len(under))]
 
+    def _world_deal_extras(self) -> dict[str, Any]:
+        """The world's stock from its face-up top on. (Which hidden cards the loser drew earlier, and
+        so the original stock order and hands, a world does not reconstruct: its ``current_deal()``
+        during play does not replay.)"""
+        return {"stock": [card_to_str(c) for c in self.stock]}
+
     def hidden_card_sets(self) -> list[int]:
         """The whole stock, and the card under its face-up top (the next one drawn by the loser)."""
         return [sum(1 << c for c in self.stock), 1 << self.stock[1] if len(self.stock) > 1 else 0]
