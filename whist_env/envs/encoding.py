@@ -48,8 +48,6 @@ import numpy as np
 from whist_env.engine.tricks import led_suit
 from whist_env.rules.base import TrickTakingGame
 
-_WORD = 0xFFFF_FFFF_FFFF_FFFF
-
 
 def bits_to_array(masks: list[int], width: int) -> np.ndarray:
     """Unpack bitmasks into a ``(len(masks), width)`` uint8 0/1 array (``width`` ≤ 64)."""
