@@ -95,7 +95,6 @@ class ObservationEncoder:
             self.layout[name] = slice(start, start + size)
             start += size
         self.size = start
-        self.binary_size = self.layout["tricks_won"].start  # everything before is 0/1
         #: the global state's layout: the observation's, then every hand and hidden pile
         self.state_layout: dict[str, slice] = dict(self.layout)
         for name, size in [("hands", n * c)] + [(name, c) for name in game.HIDDEN_CARD_SETS]:

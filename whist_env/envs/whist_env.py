@@ -97,13 +97,16 @@ class WhistEnv(AECEnv):
         this one untouched (the rules state is :meth:`TrickTakingGame.clone`'d with its random
         generator, the per-agent dicts and lists are copied). ``copy.deepcopy`` and
         ``pickle`` work too; this is many times faster (``benchmarks/bench_envs.py``)."""
+        return self._with_game(self.game.clone())
+
+    def _with_game(self, game: TrickTakingGame) -> WhistEnv:
+        """A copy of this env (per-agent dicts and lists copied) driving ``game``."""
         new = object.__new__(type(self))
         state = self.__dict__.copy()
         for key, value in state.items():
             if type(value) is list or type(value) is dict:
                 state[key] = value.copy()
-        state["game"] = game = self.game.clone()
-        state["encoder"] = self.encoder.for_game(game)
+        state["game"], state["encoder"] = game, self.encoder.for_game(game)
         new.__dict__ = state
         return new
 
@@ -131,10 +134,7 @@ class WhistEnv(AECEnv):
             raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
         if not isinstance(rng, np.random.Generator):
             rng = np.random.default_rng(rng)
-        world = self.clone()
-        world.game = self.game.resample(self._seat[agent], rng)
-        world.encoder = self.encoder.for_game(world.game)
-        return world
+        return self._with_game(self.game.resample(self._seat[agent], rng))
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
@@ -241,14 +241,13 @@ class WhistEnv(AECEnv):
         return info
 
     def _last_hand(self) -> dict[str, Any]:
-        g = self.game
-        number, tricks, scores = g.last_hand
-        names = self.possible_agents
+        number, tricks, scores = self.game.last_hand
+        names, sides, points = self.possible_agents, self._sides, self.game.last_hand_points
         return {
             "hand_number": number,
-            "tricks_won": {a: tricks[i] for i, a in enumerate(names)},
-            "hand_points": {a: g.last_hand_points[g.side_of(i)] for i, a in enumerate(names)},
-            "score": {a: scores[g.side_of(i)] for i, a in enumerate(names)},
+            "tricks_won": dict(zip(names, tricks)),
+            "hand_points": dict(zip(names, [points[s] for s in sides])),
+            "score": dict(zip(names, [scores[s] for s in sides])),
         }
 
     # ------------------------------------------------------------------ views

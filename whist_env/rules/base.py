@@ -210,20 +210,16 @@ class TrickTakingGame:
         an established revoke ends the hand.) Empty unless the rules allow revokes."""
         if not getattr(self.options, "allow_revoke", False):
             return []
-        eff, masks = self.ctx.eff_suit, self.ctx.suit_masks
         plays = [(e[1], e[2]) for e in self.events if e[0] == "play"]
         n = self.num_players
         revokes = []
         for k, (seat, card) in enumerate(plays):
-            start = k - k % n  # tricks are n plays long
-            led = next((eff[c] for _, c in plays[start:k] if eff[c] >= 0), None)
-            if led is None or eff[card] == led:
-                continue
-            held = self.hands[seat]
+            led = led_suit([c for _, c in plays[k - k % n : k]], self.ctx)  # tricks are n plays long
+            held = self.hands[seat] | (1 << card)
             for p, c in plays[k + 1 :]:
                 if p == seat:
                     held |= 1 << c
-            if held & masks[led] and (seat, led) not in revokes:
+            if is_revoke(held, card, led, self.ctx) and (seat, led) not in revokes:
                 revokes.append((seat, led))
         return revokes
 
