@@ -524,16 +524,16 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
         raise CommandError(f"--seed must be >= 0, got {seed}")
     options = {"episode": "hand", **dict(option_pairs)}
     try:
-        rules = GAMES[game].raw_env(**options).game
+        probe = GAMES[game].raw_env(**options)
     except (ValueError, TypeError) as err:
         raise CommandError(f"bad --option: {err}") from None
+    rules = probe.game
     agents = []
     for i, spec in enumerate(specs):
         try:
             agents.append(make_agent(spec, game, seed=seed + 1 + i))
         except (ValueError, OSError, ImportError, RuntimeError, KeyError) as err:
             raise CommandError(f"bad agent spec {spec!r}: {err}") from None
-    probe = GAMES[game].raw_env(**options)
     obs_size = probe.observation_space(probe.possible_agents[0])["observation"].shape[0]
     for spec, agent in zip(specs, agents):
         note = rule_differences(agent, rules.options)

@@ -233,19 +233,17 @@ def evaluate_model(model: Any, args: Any, options: dict[str, Any]) -> list[PairR
     """Duplicate-deal results of the trained model, then of ``random``, against each distinct
     opponent spec (``--eval-deals`` deals from ``--eval-seed``), in ``whist eval``'s form.
 
-    Rows: for each opponent spec ``S``: ``sb3:<out> vs S``, then ``random vs S``.
+    Rows: for each opponent spec ``S``: ``sb3:<out>/model.zip vs S``, then ``random vs S``.
     """
     from agents import make_agent
     from agents.sb3_agent import SB3Agent
 
     eval_seed = args.seed + 1000 if args.eval_seed is None else args.eval_seed
     learner = SB3Agent(model, name=f"sb3:{args.out / 'model.zip'}")
-    rules = {k: v for k, v in options.items() if k != "episode"}
-    rules["episode"] = args.episode
+    rules = {**options, "episode": args.episode}
     rows = []
     for i, spec in enumerate(dict.fromkeys(args.opponents)):
         opponent = make_agent(spec, args.game, seed=eval_seed + 1 + i)
-        for agent in (learner, make_agent("random", args.game, seed=eval_seed)):
-            rows.append(evaluate_pair(args.game, agent, opponent, args.eval_deals, seed=eval_seed, options=rules,
-                                      labels=(agent.name if agent is learner else "random", spec)))
+        for label, agent in ((learner.name, learner), ("random", make_agent("random", args.game, seed=eval_seed))):
+            rows.append(evaluate_pair(args.game, agent, opponent, args.eval_deals, seed=eval_seed, options=rules, labels=(label, spec)))
     return rows
