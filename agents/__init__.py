@@ -2,8 +2,9 @@
 
 ``make_agent(spec, game, seed)`` builds an agent from a short text spec, as the ``whist eval``
 command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based player) or
-``"checkpoint:PATH"`` (a trained network, :class:`agents.neural.NeuralAgent`) or ``"sb3:PATH"``
-(a ``MaskablePPO`` model zip from ``whist sb3-train``, :class:`agents.sb3_agent.SB3Agent`).
+``"checkpoint:PATH"`` (a trained network, :class:`agents.neural.NeuralAgent`), ``"zoo:GAME"``
+(the model zoo's trained agent of a game, :mod:`agents.zoo`) or ``"sb3:PATH"`` (a
+``MaskablePPO`` model zip from ``whist sb3-train``, :class:`agents.sb3_agent.SB3Agent`).
 """
 
 from __future__ import annotations
@@ -28,22 +29,24 @@ HEURISTICS: dict[str, type] = {
 }
 
 #: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
-AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "sb3:PATH")
+AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH")
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
     """Build the agent described by ``spec`` for ``game``.
 
     Args:
-        spec: ``"random"``, ``"heuristic"``, ``"checkpoint:PATH"`` or ``"sb3:PATH"``
-            (case-insensitive kind; the path is taken as written).
+        spec: ``"random"``, ``"heuristic"``, ``"checkpoint:PATH"``, ``"zoo:GAME"`` (``"zoo"``
+            alone: the zoo agent of ``game``) or ``"sb3:PATH"`` (case-insensitive kind; the path
+            is taken as written).
         game: a game name of ``whist_env.GAMES`` such as ``"classic_whist"``.
         seed: seed of the agent's own random generator (random agent), ``None`` for fresh entropy.
     Returns:
         an object implementing :class:`Policy`.
     Raises:
-        ValueError: on an unknown spec, an empty path, or ``"heuristic"`` for a game that has
-            none (the message names the games that have one).
+        ValueError: on an unknown spec, an empty path, ``"heuristic"`` for a game that has
+            none (the message names the games that have one), a zoo agent of another game or
+            one the zoo does not hold (the message names those it holds).
         Errors of :meth:`agents.neural.NeuralAgent.from_checkpoint` and
         :meth:`agents.sb3_agent.SB3Agent.from_zip` (missing file, a directory, a file of the
         other kind, a model of another game or shape) propagate unchanged.
@@ -66,6 +69,14 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
         from agents.neural import NeuralAgent  # torch is heavy: import only when needed
 
         return NeuralAgent.from_checkpoint(rest, game=game)
+    if kind == "zoo":
+        from agents.neural import NeuralAgent
+        from agents.zoo import zoo_path
+
+        zoo_game = rest.strip() or game
+        if zoo_game != game:
+            raise ValueError(f"agent spec {spec!r} is the zoo agent of {zoo_game!r}, but the game is {game!r}")
+        return NeuralAgent.from_checkpoint(zoo_path(zoo_game), game=game, name=f"zoo:{game}")
     if kind == "sb3" and sep:
         if not rest:
             raise ValueError("agent spec 'sb3:' needs a path, e.g. sb3:runs/sb3/model.zip")

@@ -1,4 +1,4 @@
-"""The masked actor-critic network shared by every seat (used by ``training.learn.ppo`` and ``NeuralAgent``).
+"""The masked actor and actor-critic networks shared by every seat (used by ``training.learn.ppo`` and ``NeuralAgent``).
 
 Observations are seat-relative (DESIGN.md "Observations"), so one network plays any seat. Illegal
 actions are removed from the policy by setting their logits to :data:`MASKED_LOGIT` before the
@@ -8,7 +8,7 @@ the PPO loss all use, so the policy is the same distribution everywhere.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import torch
@@ -35,13 +35,16 @@ def _mlp(sizes: Sequence[int], out: int, out_std: float) -> nn.Sequential:
     return nn.Sequential(*layers)
 
 
-class ActorCritic(nn.Module):
-    """Actor and critic MLPs (separate trunks) over the seat-relative observation vector.
+class PolicyNet(nn.Module):
+    """The actor alone: an MLP from the seat-relative observation to masked logits. This is
+    what plays (``NeuralAgent``, training opponents); it never reads hidden cards.
 
     Args:
         obs_size: D, length of the float32 observation vector.
         num_actions: A, size of the game's ``Discrete`` action space.
-        hidden_sizes: widths of the hidden layers of each trunk (tanh activations).
+        hidden_sizes: widths of the hidden layers (tanh activations).
+    Raises:
+        ValueError: ``hidden_sizes`` is empty.
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int] = (256, 256)) -> None:
@@ -51,27 +54,78 @@ class ActorCritic(nn.Module):
         self.obs_size = int(obs_size)
         self.num_actions = int(num_actions)
         self.hidden_sizes = [int(h) for h in hidden_sizes]
-        sizes = [self.obs_size, *self.hidden_sizes]
-        self.actor = _mlp(sizes, self.num_actions, 0.01)
-        self.critic = _mlp(sizes, 1, 1.0)
+        self.actor = _mlp([self.obs_size, *self.hidden_sizes], self.num_actions, 0.01)
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Masked logits: float32 ``(B, A)``; illegal entries (``mask == 0``) are :data:`MASKED_LOGIT`.
 
         Args:
-            obs: float32 ``(B, D)``.
+            obs: float32 ``(B, D)``, observation vectors (never the global state).
             mask: ``(B, A)`` 0/1 (any dtype; nonzero = legal); every row needs a legal action.
         """
         raw = self.actor(obs)
         return raw.masked_fill(mask == 0, MASKED_LOGIT)
 
-    def value(self, obs: torch.Tensor) -> torch.Tensor:
-        """State value from the observer's seat: float32 ``(B,)`` (in scaled reward units)."""
-        return self.critic(obs).squeeze(-1)
+    @classmethod
+    def from_actor_critic_state(cls, state: Mapping[str, torch.Tensor], obs_size: int, num_actions: int,
+                                hidden_sizes: Sequence[int]) -> PolicyNet:
+        """The actor of an :class:`ActorCritic` state dict (its ``actor.*`` entries; the critic,
+        which may read the global state, is left out).
 
-    def forward(self, obs: torch.Tensor, mask: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
-        """``(masked logits (B, A), values (B,))``."""
-        return self.logits(obs, mask), self.value(obs)
+        Raises:
+            ValueError: the weights do not fit the declared sizes.
+        """
+        net = cls(obs_size, num_actions, hidden_sizes)
+        try:
+            net.load_state_dict({k: v for k, v in state.items() if k.startswith("actor.")})
+        except RuntimeError as exc:
+            raise ValueError(f"actor weights do not fit their declared shapes: {exc}") from exc
+        return net
+
+
+class ActorCritic(PolicyNet):
+    """Actor (:class:`PolicyNet`) and critic MLPs with separate trunks.
+
+    The critic reads ``critic_input_size`` floats: the observation itself (the default), or,
+    for a centralised critic (asymmetric actor-critic as in MAPPO, Yu et al. 2022, and
+    PerfectDou, Yang et al. 2022), the environment's global ``state()`` with every hidden hand.
+    Only training reads the critic; play uses the actor alone.
+
+    Args:
+        obs_size: D, length of the float32 observation vector (the actor's input).
+        num_actions: A, size of the game's ``Discrete`` action space.
+        hidden_sizes: widths of the hidden layers of each trunk (tanh activations).
+        critic_input_size: length of the critic's input (``None``: ``obs_size``).
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int] = (256, 256),
+                 critic_input_size: int | None = None) -> None:
+        super().__init__(obs_size, num_actions, hidden_sizes)
+        self.critic_input_size = int(obs_size if critic_input_size is None else critic_input_size)
+        self.critic = _mlp([self.critic_input_size, *self.hidden_sizes], 1, 1.0)
+
+    @property
+    def central_critic(self) -> bool:
+        """Whether the critic reads more than the observation (the global state)."""
+        return self.critic_input_size != self.obs_size
+
+    def value(self, critic_input: torch.Tensor) -> torch.Tensor:
+        """Value from the acting seat's point of view: float32 ``(B,)`` (in scaled reward units).
+
+        Args:
+            critic_input: float32 ``(B, critic_input_size)``: the observation, or the global
+                state for a centralised critic.
+        """
+        return self.critic(critic_input).squeeze(-1)
+
+    def policy(self) -> PolicyNet:
+        """A frozen copy of the actor alone (for opponents and play)."""
+        net = PolicyNet(self.obs_size, self.num_actions, self.hidden_sizes).to(next(self.parameters()).device)
+        net.actor.load_state_dict(self.actor.state_dict())
+        net.eval()
+        for p in net.parameters():
+            p.requires_grad_(False)
+        return net
 
 
 def masked_log_probs(logits: torch.Tensor) -> torch.Tensor:

@@ -1,4 +1,4 @@
-"""``NeuralAgent``: a trained actor-critic network playing from the observation dict.
+"""``NeuralAgent``: a trained policy network playing from the observation dict.
 
 It implements :class:`agents.base.Policy`: it sees only ``observation`` and ``action_mask`` (never
 hidden state) and picks the most probable legal action (``greedy=True``) or samples from the
@@ -15,14 +15,15 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.network import ActorCritic, greedy_actions, sample_actions
+from agents.network import PolicyNet, greedy_actions, sample_actions
 
 
 class NeuralAgent:
-    """A :class:`agents.network.ActorCritic` as a :class:`agents.base.Policy`.
+    """A :class:`agents.network.PolicyNet` (the actor; an ``ActorCritic`` works too) as a
+    :class:`agents.base.Policy`.
 
     Args:
-        network: the network (put in eval mode; not copied).
+        network: the network (put in eval mode; not copied); only its actor is used.
         name: label in evaluation tables.
         greedy: ``True`` = argmax over legal actions, ``False`` = sample from the masked policy.
         device: where the network runs.
@@ -30,7 +31,7 @@ class NeuralAgent:
         game: name of the game the network was trained for (informational).
     """
 
-    def __init__(self, network: ActorCritic, name: str = "neural", greedy: bool = True, device: str | torch.device = "cpu",
+    def __init__(self, network: PolicyNet, name: str = "neural", greedy: bool = True, device: str | torch.device = "cpu",
                  seed: int | None = None, game: str | None = None, trained_options: Mapping[str, Any] | None = None) -> None:
         self.device = torch.device(device)
         #: rule options the network was trained with (from its checkpoint), or ``None``
@@ -77,7 +78,8 @@ class NeuralAgent:
     @classmethod
     def from_checkpoint(cls, path: str | os.PathLike, game: str | None = None, greedy: bool = True, device: str | torch.device = "cpu",
                         name: str | None = None, seed: int | None = None) -> NeuralAgent:
-        """Load a trained agent from a checkpoint of ``agents.checkpoint`` (``weights_only``).
+        """Load a trained agent from a checkpoint of ``agents.checkpoint`` (``weights_only``);
+        only the actor is built (the critic, centralised or not, is not needed for play).
 
         Args:
             path: the checkpoint file (e.g. ``runs/classic_default/checkpoints/final.pt``).
@@ -99,11 +101,11 @@ class NeuralAgent:
             agent0 = env.possible_agents[0]
             check_compatible(ckpt, obs_size=env.observation_space(agent0)["observation"].shape[0],
                              num_actions=env.action_space(agent0).n, source=f"checkpoint {path}")
-        net = ActorCritic(int(ckpt["obs_size"]), int(ckpt["num_actions"]), list(ckpt["hidden_sizes"]))
-        try:
-            net.load_state_dict(ckpt["model"])
-        except RuntimeError as exc:
-            raise ValueError(f"checkpoint {path}: network weights do not fit its declared shapes: {exc}") from exc
+        try:  # the actor only: a centralised critic is a training aid that reads hidden cards
+            net = PolicyNet.from_actor_critic_state(ckpt["model"], int(ckpt["obs_size"]), int(ckpt["num_actions"]),
+                                                    list(ckpt["hidden_sizes"]))
+        except ValueError as exc:
+            raise ValueError(f"checkpoint {path}: {exc}") from exc
         if name is None:
             run_name = (ckpt.get("extra") or {}).get("run_name") or ""
             name = f"ppo:{run_name or Path(path).stem}"

@@ -19,7 +19,7 @@ def small_ckpt(game: str = "classic_whist", obs_size: int = OBS, num_actions: in
     torch.manual_seed(0)
     net = ActorCritic(obs_size, num_actions, [16])
     opt = torch.optim.Adam(net.parameters(), lr=1e-3)
-    net(torch.zeros(2, obs_size), torch.ones(2, num_actions)).__getitem__(1).sum().backward()
+    net.value(torch.zeros(2, obs_size)).sum().backward()
     opt.step()
     rng = np.random.default_rng(3)
     ckpt = make_checkpoint(model=net, game=game, options={"episode": "hand", "trump_rotation": ("S", "H", "D", "C")}, obs_size=obs_size,

@@ -21,7 +21,7 @@ from whist_env.rules.classic import ClassicWhist
 
 TINY_TRAIN = {
     "total_steps": 512, "num_envs": 2, "rollout_steps": 64, "hidden_sizes": [32], "minibatch_size": 64,
-    "update_epochs": 2, "snapshot_interval": 1, "pool_size": 2, "pool_prob": 0.5, "checkpoint_interval": 2,
+    "update_epochs": 2, "snapshot_interval": 1, "pool_size": 2, "opponents": {"pool": 0.5}, "checkpoint_interval": 2,
 }
 
 
@@ -114,7 +114,7 @@ def test_learner_seat_gets_its_hand_reward_on_its_last_decision_whoever_ends_the
     net = ActorCritic(624, 52, [16])
     opponent = ActorCritic(624, 52, [16])
     scale = 0.1
-    col = SelfPlayCollector(make_env, 2, np.random.default_rng(0), torch.Generator().manual_seed(0), reward_scale=scale, pool_prob=1.0)
+    col = SelfPlayCollector(make_env, 2, np.random.default_rng(0), torch.Generator().manual_seed(0), reward_scale=scale, mix={"pool": 1.0})
     pool = [(0, opponent)]
     col.reset_all(pool)
     lineups = [list(c) for c in col.controllers]
@@ -137,7 +137,7 @@ def test_reward_when_opponent_plays_last_card():
     for seed in range(20):
         env = RecordingEnv(episode="hand")
         net = ActorCritic(624, 52, [8])
-        col = SelfPlayCollector(lambda env=env: env, 1, np.random.default_rng(seed), torch.Generator().manual_seed(seed), reward_scale=1.0, pool_prob=1.0)
+        col = SelfPlayCollector(lambda env=env: env, 1, np.random.default_rng(seed), torch.Generator().manual_seed(seed), reward_scale=1.0, mix={"pool": 1.0})
         pool = [(0, ActorCritic(624, 52, [8]))]
         col.reset_all(pool)
         lineup = list(col.controllers[0])

@@ -13,6 +13,7 @@ subcommand         what it does                                    carried out b
 ``plot``           PNG figures                                     :func:`training.viewers.plots.run_plot`
 ``replay``         HTML page stepping through a game record        :func:`training.viewers.replay.run_replay`
 ``play``           a person plays in the terminal                  :func:`training.viewers.play.run_play`
+``zoo-export``     a finished run becomes the game's zoo agent     :func:`training.learn.zoo.run_zoo_export`
 =================  ==============================================  =====================================
 
 Only the chosen subcommand's arguments are built and only its package is imported, so
@@ -266,6 +267,15 @@ def configure_play(parser: argparse.ArgumentParser) -> None:
 
 # ---------------------------------------------------------------------------------- wiring
 #: subcommand -> (one-line help, argument builder, "module:function" that carries it out)
+def configure_zoo_export(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("run_dir", metavar="RUN_DIR", help="a finished whist train run folder (it holds checkpoints/final.pt)")
+    parser.add_argument("--deals", type=int, default=2000, help="duplicate deals against random and heuristic each (default 2000)")
+    parser.add_argument("--seed", type=int, default=2027, help="seed of the evaluation deals, not the training seed (default 2027)")
+    parser.add_argument("--out", default=None, metavar="DIR", help="zoo folder (default: the installed agents/zoo)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    _examples(parser, "example: whist zoo-export runs/classic_strong --deals 2000")
+
+
 SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str]] = {
     "train": ("train an agent by self-play PPO from a YAML config, then evaluate it", configure_train,
               "training.learn.train:run_train"),
@@ -285,6 +295,8 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str
                "training.viewers.replay:run_replay"),
     "play": ("play a game in the terminal against heuristic, checkpoint or sb3 opponents", configure_play,
              "training.viewers.play:run_play"),
+    "zoo-export": ("evaluate a finished training run and make it the model zoo's agent of its game", configure_zoo_export,
+                   "training.learn.zoo:run_zoo_export"),
 }
 
 

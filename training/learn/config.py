@@ -11,6 +11,7 @@ Layout (every key optional except ``game``; unknown keys are errors)::
     log_dir: runs                # the run folder is log_dir/run_name
     run_name: classic_default
     train: {total_steps: ..., num_envs: ..., ...}   # PPOConfig
+    warm_start: {teacher: heuristic, decisions: ...}  # WarmStartConfig, optional
     eval: {interval_steps: ..., num_deals: ..., opponents: [random, heuristic], ...}
 
 :func:`load_config` raises :class:`ConfigError` whose message names each bad key with its
@@ -61,8 +62,35 @@ class PPOConfig(_Strict):
     reward_scale: float = Field(0.1, gt=0, description="rewards are multiplied by this before learning")
     pool_size: int = Field(5, ge=0, description="frozen past policies kept as opponents")
     snapshot_interval: int = Field(10, ge=1, description="updates between snapshots added to the pool")
-    pool_prob: float = Field(0.3, ge=0, le=1, description="probability an episode is played against a pool snapshot")
+    opponents: dict[str, float] = Field(default_factory=lambda: {"pool": 0.3},
+                                        description="share of episodes in which the learner's side meets each opponent: "
+                                                    "'pool' (a frozen snapshot) or an agent spec; the rest is pure self-play")
+    central_critic: bool = Field(False, description="the critic reads the global state (every hand), the actor only its observation")
+    kl_coef: float = Field(0.0, ge=0, description="weight of KL(warm-start policy || policy), annealed linearly to 0")
+    kl_anneal_steps: int = Field(0, ge=0, description="environment steps over which kl_coef falls to 0 (0: the whole run)")
     checkpoint_interval: int = Field(10, ge=1, description="updates between checkpoints")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _renamed(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "pool_prob" in data:
+            raise ValueError(f"pool_prob was replaced by opponents: write 'opponents: {{pool: {data['pool_prob']}}}'")
+        return data
+
+    @field_validator("opponents")
+    @classmethod
+    def _opponent_shares(cls, v: dict[str, float]) -> dict[str, float]:
+        from agents import AGENT_SPECS
+
+        for spec, share in v.items():
+            kind = spec.strip().partition(":")[0].lower()
+            if spec != "pool" and kind not in {form.partition(":")[0] for form in AGENT_SPECS}:
+                raise ValueError(f"unknown opponent {spec!r}; expected 'pool' or an agent spec ({', '.join(AGENT_SPECS)})")
+            if not 0.0 <= share <= 1.0:
+                raise ValueError(f"the share of {spec!r} must lie in [0, 1], got {share}")
+        if sum(v.values()) > 1.0 + 1e-9:
+            raise ValueError(f"the opponents' shares add up to {sum(v.values()):.3f} > 1")
+        return v
 
     @field_validator("hidden_sizes")
     @classmethod
@@ -70,6 +98,18 @@ class PPOConfig(_Strict):
         if any(h < 1 for h in v):
             raise ValueError("every hidden size must be >= 1")
         return v
+
+
+class WarmStartConfig(_Strict):
+    """Warm start before PPO (``training.learn.warm_start``): behaviour cloning of a teacher's
+    decisions and critic pretraining on their Monte-Carlo returns."""
+
+    teacher: str = Field("heuristic", description="agent spec whose decisions are cloned (it plays every seat)")
+    decisions: int = Field(200_000, ge=1, description="teacher decisions generated (all seats)")
+    chunk: int = Field(20_000, ge=1, description="decisions generated per round of training (memory bound)")
+    epochs: int = Field(2, ge=1, description="passes over each chunk")
+    minibatch_size: int = Field(512, ge=1)
+    lr: float = Field(1e-3, gt=0, description="Adam learning rate of the warm start")
 
 
 class EvalConfig(_Strict):
@@ -86,8 +126,9 @@ class EvalConfig(_Strict):
     @classmethod
     def _specs(cls, v: list[str]) -> list[str]:
         for spec in v:
-            if not (spec in ("random", "heuristic") or spec.startswith("checkpoint:")):
-                raise ValueError(f"unknown agent spec {spec!r}; expected 'random', 'heuristic' or 'checkpoint:PATH'")
+            kind = spec.strip().partition(":")[0].lower()
+            if kind not in ("random", "heuristic", "checkpoint", "zoo", "sb3"):
+                raise ValueError(f"unknown agent spec {spec!r}; expected 'random', 'heuristic', 'checkpoint:PATH', 'zoo:GAME' or 'sb3:PATH'")
         return v
 
 
@@ -103,6 +144,7 @@ class ExperimentConfig(_Strict):
     log_dir: str = "runs"
     run_name: str | None = None
     train: PPOConfig = Field(default_factory=PPOConfig)
+    warm_start: WarmStartConfig | None = None
     eval: EvalConfig = Field(default_factory=EvalConfig)
 
     @field_validator("game")

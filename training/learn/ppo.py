@@ -2,15 +2,21 @@
 
 How it works, top to bottom:
 
+0. Optionally, a **warm start** (``training.learn.warm_start``): the actor clones a teacher's
+   decisions (the heuristic by default) and the critic learns their Monte-Carlo returns.
 1. ``num_envs`` raw AEC environments are stepped in lockstep. At every step each environment has
-   one agent to act; its seat is played either by the **learner** (the current network) or by a
-   **frozen snapshot** from the opponent pool. Each episode picks its line-up: with probability
-   ``pool_prob`` (and a non-empty pool) the learner plays one side (both partners in a
-   partnership game, one seat otherwise) against one snapshot playing every other seat;
-   otherwise the current policy plays every seat (pure self-play).
+   one agent to act; its seat is played either by the **learner** (the current network) or by an
+   **opponent**. Each episode picks its line-up from ``train.opponents`` (label -> share of
+   episodes): against ``"pool"`` (a frozen snapshot of the learner) or a fixed agent spec
+   (``heuristic``, ``random``, ``checkpoint:PATH`` ...) the learner plays one side (both partners
+   in a partnership game, one seat otherwise) and the opponent every other seat; the remaining
+   share is pure self-play (the current policy in every seat).
 2. Observations are seat-relative, so one :class:`agents.network.ActorCritic` serves every seat.
    Illegal actions get a logit of -1e9 when sampling *and* in the loss, so log-probabilities and
-   entropy are those of the masked distribution.
+   entropy are those of the masked distribution. The actor reads only the acting seat's
+   observation; with ``central_critic`` the critic reads the global ``state()`` instead (every
+   hand, kitty and stock: the asymmetric actor-critic of MAPPO and PerfectDou), which removes
+   most of the card luck from the advantages. Checkpoints keep both; play loads the actor only.
 3. Every learner-controlled seat keeps its own trajectory: its decisions in order. Rewards are
    paid by the environment to every agent on the step that ends a hand (RULES.md §1.9),
    whoever played it; the reward read from ``env.rewards`` after each step is credited to that
@@ -35,7 +41,6 @@ one thread by default.
 
 from __future__ import annotations
 
-import copy
 import math
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -47,7 +52,7 @@ import numpy as np
 import torch
 
 from agents.checkpoint import check_compatible, make_checkpoint, save_checkpoint
-from agents.network import ActorCritic, masked_entropy, masked_log_probs, sample_actions
+from agents.network import ActorCritic, PolicyNet, masked_entropy, masked_log_probs, sample_actions
 from training.learn.config import ExperimentConfig
 
 LEARNER = -1  # controller id of the current policy; snapshots use their serial number (>= 0)
@@ -62,7 +67,9 @@ class Trajectory:
     converted to arrays by :func:`build_batch`:
         obs: float32 ``(D,)`` observations; masks: int8 ``(A,)`` action masks; actions: int;
         logprobs: float, log π_behaviour(action); values: float, V(obs) at decision time;
-        rewards: float (scaled), the rewards credited to each decision.
+        rewards: float (scaled), the rewards credited to each decision;
+        states: float32 ``(Ds,)`` global states (``env.state()``) for a centralised critic,
+        else empty.
     """
 
     seat: int = -1
@@ -72,6 +79,7 @@ class Trajectory:
     logprobs: list[float] = field(default_factory=list)
     values: list[float] = field(default_factory=list)
     rewards: list[float] = field(default_factory=list)
+    states: list[np.ndarray] = field(default_factory=list)
 
     def __len__(self) -> int:
         return len(self.actions)
@@ -106,7 +114,8 @@ class Batch:
     """Learner samples of one update (M decisions), as tensors on the training device.
 
     obs float32 ``(M, D)``, masks int8 ``(M, A)``, actions int64 ``(M,)``, logprobs, values,
-    advantages, returns float32 ``(M,)``.
+    advantages, returns float32 ``(M,)``; critic_inputs float32 ``(M, Ds)``: the global states
+    for a centralised critic, else ``obs`` itself.
     """
 
     obs: torch.Tensor
@@ -116,6 +125,7 @@ class Batch:
     values: torch.Tensor
     advantages: torch.Tensor
     returns: torch.Tensor
+    critic_inputs: torch.Tensor
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -134,8 +144,11 @@ def build_batch(trajectories: Sequence[Trajectory], gamma: float, gae_lambda: fl
     def tens(a: np.ndarray) -> torch.Tensor:
         return torch.as_tensor(a, device=device)
 
+    obs = tens(np.concatenate([np.stack(t.obs) for t in trajectories]).astype(np.float32))
+    central = all(len(t.states) == len(t) for t in trajectories)
     return Batch(
-        obs=tens(np.concatenate([np.stack(t.obs) for t in trajectories]).astype(np.float32)),
+        obs=obs,
+        critic_inputs=tens(np.concatenate([np.stack(t.states) for t in trajectories]).astype(np.float32)) if central else obs,
         masks=tens(np.concatenate([np.stack(t.masks) for t in trajectories]).astype(np.int8)),
         actions=tens(cat("actions", np.int64)),
         logprobs=tens(cat("logprobs", np.float32)),
@@ -157,16 +170,32 @@ def seat_sides(env: Any) -> list[int]:
 # --------------------------------------------------------------------------- rollouts
 @dataclass
 class RolloutStats:
-    """What one rollout saw: finished episodes' learner returns (raw points) and lengths."""
+    """What one rollout saw: finished episodes' learner returns (raw points) and lengths.
+
+    ``returns_vs`` maps each opponent label (``"pool"``, an agent spec) to the learner's
+    returns in the episodes against it; ``pool_episode_returns`` holds all of those together.
+    """
 
     episode_returns: list[float] = field(default_factory=list)
     pool_episode_returns: list[float] = field(default_factory=list)
+    returns_vs: dict[str, list[float]] = field(default_factory=dict)
     episode_lengths: list[int] = field(default_factory=list)
     learner_steps: int = 0
 
 
+def _is_net(player: Any) -> bool:
+    return isinstance(player, torch.nn.Module)
+
+
 class SelfPlayCollector:
     """Steps ``num_envs`` AEC environments; collects learner decisions as per-seat trajectories.
+
+    Each episode picks its line-up: with the share ``mix[label]`` the learner plays one side (a
+    random one) against the opponent ``label`` playing every other seat. ``"pool"`` is a random
+    frozen snapshot of the pool (its share goes to self-play while the pool is empty); any other
+    label is a fixed opponent of ``opponents``: a network (:class:`agents.network.PolicyNet`,
+    batched, sampled) or an agent (:class:`agents.base.Policy`, e.g. the heuristic, acting from
+    its observation and information state). The rest of the episodes are pure self-play.
 
     Args:
         make_env: builds one raw AEC environment of the game.
@@ -175,46 +204,73 @@ class SelfPlayCollector:
         generator: torch generator for action sampling.
         device: where the networks live.
         reward_scale: multiplies every reward before it is stored.
-        pool_prob: probability that an episode is played against a pool snapshot.
+        mix: opponent label -> share of episodes (shares add up to at most 1).
+        opponents: label -> fixed opponent, for every label of ``mix`` but ``"pool"``.
+        central_critic: store the global ``state()`` of each learner decision for the critic.
+    Raises:
+        ValueError: a label of ``mix`` without its opponent.
     """
 
     def __init__(self, make_env: Callable[[], Any], num_envs: int, rng: np.random.Generator, generator: torch.Generator,
-                 device: str | torch.device = "cpu", reward_scale: float = 1.0, pool_prob: float = 0.0) -> None:
+                 device: str | torch.device = "cpu", reward_scale: float = 1.0, mix: Mapping[str, float] | None = None,
+                 opponents: Mapping[str, Any] | None = None, central_critic: bool = False) -> None:
         self.envs = [make_env() for _ in range(num_envs)]
         self.agents = list(self.envs[0].possible_agents)
         self.sides = seat_sides(self.envs[0])
         self.rng, self.generator, self.device = rng, generator, device
-        self.reward_scale, self.pool_prob = float(reward_scale), float(pool_prob)
+        self.reward_scale = float(reward_scale)
+        self.mix = [(label, float(share)) for label, share in (mix or {}).items() if share > 0]
+        self.fixed = dict(opponents or {})
+        missing = [label for label, _ in self.mix if label != "pool" and label not in self.fixed]
+        if missing:
+            raise ValueError(f"no opponent given for {missing}")
+        # controller keys: LEARNER, pool snapshots by serial (>= 0), fixed opponents after them
+        self._fixed_key = {label: 2**40 + k for k, label in enumerate(sorted(self.fixed))}
+        self.central_critic = bool(central_critic)
         n = len(self.envs)
-        self.controllers: list[list[int]] = [[] for _ in range(n)]  # per env, per seat: LEARNER or snapshot serial
-        self.opponent: list[ActorCritic | None] = [None] * n  # the snapshot of a pool episode
+        self.controllers: list[list[int]] = [[] for _ in range(n)]  # per env, per seat: LEARNER or an opponent key
+        self.opponent: list[Any] = [None] * n  # the opponent of the episode (None: self-play)
+        self.opponent_label: list[str | None] = [None] * n
         self.trajs: list[dict[int, Trajectory]] = [{} for _ in range(n)]
         self.returns: list[list[float]] = [[] for _ in range(n)]
         self.lengths = [0] * n
 
-    def reset_all(self, pool: Sequence[tuple[int, ActorCritic]]) -> None:
+    def reset_all(self, pool: Sequence[tuple[int, torch.nn.Module]]) -> None:
         """Start a fresh episode in every environment (dropping open trajectories)."""
         for i in range(len(self.envs)):
             self._new_episode(i, pool)
 
-    def _new_episode(self, i: int, pool: Sequence[tuple[int, ActorCritic]]) -> None:
+    def _pick_opponent(self, pool: Sequence[tuple[int, torch.nn.Module]]) -> tuple[str | None, int, Any]:
+        """``(label, key, opponent)`` of a new episode; ``(None, LEARNER, None)`` for self-play."""
+        u = self.rng.random() if self.mix else 1.0
+        for label, share in self.mix:
+            if u < share:
+                if label != "pool":
+                    return label, self._fixed_key[label], self.fixed[label]
+                if pool:
+                    serial, net = pool[int(self.rng.integers(len(pool)))]
+                    return label, serial, net
+                break
+            u -= share
+        return None, LEARNER, None
+
+    def _new_episode(self, i: int, pool: Sequence[tuple[int, torch.nn.Module]]) -> None:
         env = self.envs[i]
         env.reset(seed=int(self.rng.integers(2**31 - 1)))
         n = len(self.agents)
-        if pool and self.rng.random() < self.pool_prob:
-            serial, net = pool[int(self.rng.integers(len(pool)))]
+        label, key, opponent = self._pick_opponent(pool)
+        if opponent is not None:
             side = self.sides[int(self.rng.integers(n))]
-            self.controllers[i] = [LEARNER if self.sides[s] == side else serial for s in range(n)]
-            self.opponent[i] = net
+            self.controllers[i] = [LEARNER if self.sides[s] == side else key for s in range(n)]
         else:
             self.controllers[i] = [LEARNER] * n
-            self.opponent[i] = None
+        self.opponent[i], self.opponent_label[i] = opponent, label
         self.trajs[i] = {s: Trajectory(seat=s) for s in range(n) if self.controllers[i][s] == LEARNER}
         self.returns[i] = [0.0] * n
         self.lengths[i] = 0
 
     @torch.no_grad()
-    def collect(self, net: ActorCritic, pool: Sequence[tuple[int, ActorCritic]], num_steps: int) -> tuple[list[Trajectory], RolloutStats]:
+    def collect(self, net: ActorCritic, pool: Sequence[tuple[int, torch.nn.Module]], num_steps: int) -> tuple[list[Trajectory], RolloutStats]:
         """Step every environment ``num_steps`` times.
 
         Returns:
@@ -231,33 +287,46 @@ class SelfPlayCollector:
             for i, seat in enumerate(acting):
                 groups.setdefault(self.controllers[i][seat], []).append(i)
             actions = [0] * len(self.envs)
-            learner_out: dict[int, tuple[float, float]] = {}
+            learner_out: dict[int, tuple[float, float, np.ndarray | None]] = {}
             for ctrl in sorted(groups):  # fixed order: the sampling stream is reproducible
                 idx = groups[ctrl]
+                model = net if ctrl == LEARNER else self.opponent[idx[0]]
+                if not _is_net(model):  # a fixed agent (heuristic, random, ...): one env at a time
+                    for i in idx:
+                        env = self.envs[i]
+                        actions[i] = int(model.act(observations[i], env.information_state(env.agent_selection)))
+                    continue
                 obs = torch.as_tensor(np.stack([observations[i]["observation"] for i in idx]), dtype=torch.float32, device=self.device)
                 mask = torch.as_tensor(np.stack([observations[i]["action_mask"] for i in idx]), device=self.device)
-                model = net if ctrl == LEARNER else self.opponent[idx[0]]
                 logits = model.logits(obs, mask)
                 logits = logits.cpu()  # sample on the CPU: the sampling generator lives there
                 act = sample_actions(logits, self.generator)
+                act_np = act.numpy()
                 if ctrl == LEARNER:
                     logp = masked_log_probs(logits).gather(1, act[:, None]).squeeze(1).numpy()
-                    val = model.value(obs).cpu().numpy()
-                act_np = act.numpy()
+                    states = None
+                    if self.central_critic:  # the critic's input only: the actor above saw the observation
+                        states = np.stack([self.envs[i].state() for i in idx])
+                        val = model.value(torch.as_tensor(states, device=self.device)).cpu().numpy()
+                    else:
+                        val = model.value(obs).cpu().numpy()
+                    for j, i in enumerate(idx):
+                        learner_out[i] = (float(logp[j]), float(val[j]), None if states is None else states[j])
                 for j, i in enumerate(idx):
                     actions[i] = int(act_np[j])
-                    if ctrl == LEARNER:
-                        learner_out[i] = (float(logp[j]), float(val[j]))
             for i, env in enumerate(self.envs):
                 seat = acting[i]
                 if i in learner_out:
                     tr = self.trajs[i][seat]
+                    logp_i, value_i, state_i = learner_out[i]
                     tr.obs.append(observations[i]["observation"])
                     tr.masks.append(observations[i]["action_mask"])
                     tr.actions.append(actions[i])
-                    tr.logprobs.append(learner_out[i][0])
-                    tr.values.append(learner_out[i][1])
+                    tr.logprobs.append(logp_i)
+                    tr.values.append(value_i)
                     tr.rewards.append(0.0)
+                    if state_i is not None:
+                        tr.states.append(state_i)
                     stats.learner_steps += 1
                 env.step(actions[i])
                 self.lengths[i] += 1
@@ -274,24 +343,30 @@ class SelfPlayCollector:
                     finished.extend(self.trajs[i][s] for s in learner_seats)
                     ret = float(np.mean([self.returns[i][s] for s in learner_seats]))
                     stats.episode_returns.append(ret)
-                    if self.opponent[i] is not None:
+                    label = self.opponent_label[i]
+                    if label is not None:
                         stats.pool_episode_returns.append(ret)
+                        stats.returns_vs.setdefault(label, []).append(ret)
                     stats.episode_lengths.append(self.lengths[i])
                     self._new_episode(i, pool)
         return finished, stats
 
 
 # --------------------------------------------------------------------------- PPO update
-def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch, cfg: Any, generator: torch.Generator) -> dict[str, float]:
+def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch, cfg: Any, generator: torch.Generator,
+               anchor: PolicyNet | None = None, kl_coef: float = 0.0) -> dict[str, float]:
     """``update_epochs`` passes of clipped PPO over ``batch`` in shuffled minibatches.
 
-    ``cfg`` is a :class:`training.learn.config.PPOConfig`. Returns the mean over minibatches of
-    ``policy_loss``, ``value_loss``, ``entropy``, ``approx_kl``, ``clip_fraction``, plus
-    ``explained_variance`` and ``batch_size``.
+    ``cfg`` is a :class:`training.learn.config.PPOConfig`. With an ``anchor`` policy (the
+    warm-start policy) and ``kl_coef > 0`` the loss adds ``kl_coef * KL(anchor || policy)`` over
+    the legal actions, which keeps fine-tuning near the cloned play while the critic catches up.
+    Returns the mean over minibatches of ``policy_loss``, ``value_loss``, ``entropy``,
+    ``approx_kl``, ``clip_fraction`` and ``anchor_kl``, plus ``explained_variance`` and
+    ``batch_size``.
     """
     m = len(batch)
     mb = min(cfg.minibatch_size, m)
-    sums: dict[str, float] = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0}
+    sums: dict[str, float] = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0, "anchor_kl": 0.0}
     count = 0
     stop = False
     for _epoch in range(cfg.update_epochs):
@@ -303,7 +378,7 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
             logp_all = masked_log_probs(logits)
             new_logp = logp_all.gather(1, batch.actions[idx, None]).squeeze(1)
             entropy = masked_entropy(logits, batch.masks[idx]).mean()
-            new_value = net.value(batch.obs[idx])
+            new_value = net.value(batch.critic_inputs[idx])
             logratio = new_logp - batch.logprobs[idx]
             ratio = logratio.exp()
             with torch.no_grad():
@@ -315,11 +390,19 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
             pg_loss = torch.max(-adv * ratio, -adv * torch.clamp(ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
             v_loss = 0.5 * ((new_value - batch.returns[idx]) ** 2).mean()
             loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
+            anchor_kl = torch.zeros(())
+            if anchor is not None and kl_coef > 0:
+                with torch.no_grad():
+                    anchor_logp = masked_log_probs(anchor.logits(batch.obs[idx], batch.masks[idx]))
+                terms = anchor_logp.exp() * (anchor_logp - logp_all)
+                anchor_kl = terms.masked_fill(batch.masks[idx] == 0, 0.0).sum(-1).mean()
+                loss = loss + kl_coef * anchor_kl
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
             optimizer.step()
-            for k, v in (("policy_loss", pg_loss), ("value_loss", v_loss), ("entropy", entropy), ("approx_kl", approx_kl), ("clip_fraction", clip_fraction)):
+            for k, v in (("policy_loss", pg_loss), ("value_loss", v_loss), ("entropy", entropy), ("approx_kl", approx_kl),
+                         ("clip_fraction", clip_fraction), ("anchor_kl", anchor_kl)):
                 sums[k] += float(v.detach())
             count += 1
             epoch_kl.append(float(approx_kl))
@@ -336,6 +419,44 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
 
 
 # --------------------------------------------------------------------------- the trainer
+def source_commit() -> str | None:
+    """The git commit of the code being run (``-dirty`` appended when the work tree has
+    changes), or ``None`` outside a git checkout."""
+    import subprocess
+
+    root = Path(__file__).resolve().parents[2]
+    try:
+        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
+        if commit.returncode != 0:
+            return None
+        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
+                               capture_output=True, text=True, timeout=10)
+        return commit.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+def fixed_opponents(config: ExperimentConfig, obs_size: int, num_actions: int, device: str | torch.device = "cpu") -> dict[str, Any]:
+    """The fixed training opponents of ``train.opponents`` (every label but ``"pool"``): agent
+    spec -> a :class:`agents.network.PolicyNet` for trained networks (batched with the learner's
+    inference), else the agent itself (heuristic, random, ``sb3:``).
+
+    Raises:
+        ValueError: a bad spec (propagated from :func:`agents.make_agent`), or a trained agent
+            whose network does not fit ``obs_size`` and ``num_actions``.
+    """
+    from agents import make_agent
+    from agents.neural import NeuralAgent
+
+    out: dict[str, Any] = {}
+    for k, spec in enumerate(sorted(label for label, share in config.train.opponents.items() if label != "pool" and share > 0)):
+        agent = make_agent(spec, config.game, seed=config.seed + 1000 + k)
+        if hasattr(agent, "check_fits"):
+            agent.check_fits(obs_size, num_actions)
+        out[spec] = agent.network.to(device) if isinstance(agent, NeuralAgent) else agent
+    return out
+
+
 class PPOTrainer:
     """Self-play PPO on one game, from an :class:`training.learn.config.ExperimentConfig`.
 
@@ -367,20 +488,29 @@ class PPOTrainer:
         module = GAMES[config.game]
         options = dict(config.options)
         probe = module.raw_env(**options)
+        self.make_env = lambda: module.raw_env(**options)
         self.obs_size = int(probe.observation_space(probe.possible_agents[0])["observation"].shape[0])
         self.num_actions = int(probe.action_space(probe.possible_agents[0]).n)
+        self.critic_input_size = int(probe.state_space.shape[0]) if self.cfg.central_critic else self.obs_size
         self.option_values = options_dict(probe.game.options) if hasattr(probe, "game") else options
-        self.net = ActorCritic(self.obs_size, self.num_actions, self.cfg.hidden_sizes).to(self.device)
+        self.net = ActorCritic(self.obs_size, self.num_actions, self.cfg.hidden_sizes, self.critic_input_size).to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.cfg.lr, eps=1e-5)
-        self.pool: list[tuple[int, ActorCritic]] = []
-        self.collector = SelfPlayCollector(lambda: module.raw_env(**options), self.cfg.num_envs, self.rng, self.generator,
-                                           self.device, self.cfg.reward_scale, self.cfg.pool_prob)
+        self.pool: list[tuple[int, PolicyNet]] = []
+        #: the warm-start policy that the KL penalty pulls toward (None without a warm start)
+        self.anchor: PolicyNet | None = None
+        self.warm_decisions = 0  # teacher decisions the warm start has trained on so far
+        self.wall_seconds = 0.0  # training time so far, warm start included, over every resumed session
+        self.commit = source_commit()  # of the code that began the run
+        self.collector = SelfPlayCollector(self.make_env, self.cfg.num_envs, self.rng, self.generator, self.device,
+                                           self.cfg.reward_scale, mix=self.cfg.opponents,
+                                           opponents=fixed_opponents(config, self.obs_size, self.num_actions, self.device), central_critic=self.cfg.central_critic)
         self.run_dir = None if run_dir is None else Path(run_dir)
         self.writer, self.evaluator, self.progress = writer, evaluator, progress
         self.global_step = 0
         self.update = 0
         self.history: list[dict[str, float]] = []
         self._started = False
+        self._session_start: float | None = None
         self._stop_requested = False
         self.stopped = False
 
@@ -394,11 +524,14 @@ class PPOTrainer:
         """The full training state as a weights_only-safe checkpoint dict."""
         return make_checkpoint(
             model=self.net, game=self.config.game, options=self.option_values, obs_size=self.obs_size,
-            num_actions=self.num_actions, hidden_sizes=self.cfg.hidden_sizes, config=self.config.model_dump(mode="json"),
+            num_actions=self.num_actions, hidden_sizes=self.cfg.hidden_sizes, critic_input_size=self.critic_input_size,
+            config=self.config.model_dump(mode="json"),
             optimizer=self.optimizer, global_step=self.global_step, update=self.update,
             rng={"numpy": self.rng.bit_generator.state, "torch_sampler": self.generator.get_state(), "torch_global": torch.get_rng_state()},
             opponent_pool=[net.state_dict() for _, net in self.pool],
-            extra={"pool_serials": [s for s, _ in self.pool], "run_name": self.config.run_name or "", "history": self.history},
+            extra={"pool_serials": [s for s, _ in self.pool], "run_name": self.config.run_name or "", "history": self.history,
+                   "warm_decisions": self.warm_decisions, "anchor": None if self.anchor is None else self.anchor.state_dict(),
+                   "wall_seconds": self.wall_seconds + self._session_seconds(), "commit": self.commit},
         )
 
     def save(self, name: str = "latest.pt") -> Path | None:
@@ -417,6 +550,10 @@ class PPOTrainer:
         check_compatible(ckpt, game=self.config.game, obs_size=self.obs_size, num_actions=self.num_actions)
         if list(ckpt["hidden_sizes"]) != list(self.cfg.hidden_sizes):
             raise ValueError(f"checkpoint has hidden_sizes {ckpt['hidden_sizes']}, the config asks for {self.cfg.hidden_sizes}")
+        critic_size = int(ckpt.get("critic_input_size", ckpt["obs_size"]))
+        if critic_size != self.critic_input_size:
+            raise ValueError(f"checkpoint's critic reads {critic_size} floats, the config's {self.critic_input_size} "
+                             f"(central_critic: {self.cfg.central_critic})")
         self.net.load_state_dict(ckpt["model"])
         if ckpt.get("optimizer") is not None:
             self.optimizer.load_state_dict(ckpt["optimizer"])
@@ -426,6 +563,10 @@ class PPOTrainer:
         self.history = list(extra.get("history", []))
         serials = extra.get("pool_serials", list(range(len(ckpt.get("opponent_pool", [])))))
         self.pool = [(int(s), self._frozen(sd)) for s, sd in zip(serials, ckpt.get("opponent_pool", []))]
+        self.warm_decisions = int(extra.get("warm_decisions", 0))
+        self.wall_seconds = float(extra.get("wall_seconds", 0.0))
+        self.commit = extra.get("commit", self.commit)
+        self.anchor = None if extra.get("anchor") is None else self._frozen(extra["anchor"])
         rng = ckpt.get("rng") or {}
         if "numpy" in rng:
             self.rng.bit_generator.state = rng["numpy"]
@@ -434,14 +575,24 @@ class PPOTrainer:
         if "torch_global" in rng:
             torch.set_rng_state(rng["torch_global"])
 
-    def _frozen(self, state: Mapping[str, torch.Tensor] | None = None) -> ActorCritic:
-        net = copy.deepcopy(self.net) if state is None else ActorCritic(self.obs_size, self.num_actions, self.cfg.hidden_sizes).to(self.device)
-        if state is not None:
-            net.load_state_dict(state)
+    def _frozen(self, state: Mapping[str, torch.Tensor]) -> PolicyNet:
+        """A frozen actor from a stored state dict (a snapshot or the warm-start policy)."""
+        net = PolicyNet.from_actor_critic_state(state, self.obs_size, self.num_actions, self.cfg.hidden_sizes).to(self.device)
         net.eval()
         for p in net.parameters():
             p.requires_grad_(False)
         return net
+
+    def _session_seconds(self) -> float:
+        return 0.0 if self._session_start is None else time.perf_counter() - self._session_start
+
+    def kl_coef(self) -> float:
+        """The weight of the KL penalty toward the warm-start policy now: ``kl_coef`` falling
+        linearly to 0 at ``kl_anneal_steps`` (0: at ``total_steps``)."""
+        if self.anchor is None or self.cfg.kl_coef == 0:
+            return 0.0
+        horizon = self.cfg.kl_anneal_steps or self.cfg.total_steps
+        return self.cfg.kl_coef * max(1.0 - self.global_step / horizon, 0.0)
 
     # ----------------------------------------------------------------- training
     def request_stop(self) -> None:
@@ -469,6 +620,16 @@ class PPOTrainer:
                     if not (self.checkpoint_dir / name).exists():
                         self.save(name)
             return self.history
+        if self._session_start is None:
+            self._session_start = time.perf_counter()
+        if self.config.warm_start is not None and self.warm_decisions < self.config.warm_start.decisions:
+            from training.learn.warm_start import run_warm_start
+
+            run_warm_start(self)
+            if self._stop_requested:
+                self.save("latest.pt")
+                self.stopped = True
+                return self.history
         if not self._started:
             self.collector.reset_all(self.pool)
             self._started = True
@@ -492,16 +653,18 @@ class PPOTrainer:
                 self.update += 1
                 batch = build_batch(trajs, cfg.gamma, cfg.gae_lambda, self.device)
                 self.net.train()
-                metrics = ppo_update(self.net, self.optimizer, batch, cfg, self.generator) if batch is not None else {}
+                kl_coef = self.kl_coef()
+                metrics = ppo_update(self.net, self.optimizer, batch, cfg, self.generator, self.anchor, kl_coef) if batch is not None else {}
                 if cfg.pool_size > 0 and self.update % cfg.snapshot_interval == 0:
-                    self.pool.append((self.update, self._frozen()))
+                    self.pool.append((self.update, self.net.policy()))
                     del self.pool[: max(len(self.pool) - cfg.pool_size, 0)]
                 sps = steps_per_update / max(time.perf_counter() - t0, 1e-9)
                 record = {"global_step": float(self.global_step), "update": float(self.update), **metrics,
                           "episode_return": float(np.mean(stats.episode_returns)) if stats.episode_returns else float("nan"),
                           "episode_return_vs_pool": float(np.mean(stats.pool_episode_returns)) if stats.pool_episode_returns else float("nan"),
                           "episode_length": float(np.mean(stats.episode_lengths)) if stats.episode_lengths else float("nan"),
-                          "episodes": float(len(stats.episode_lengths)),
+                          "episodes": float(len(stats.episode_lengths)), "kl_coef": kl_coef,
+                          **{f"return_vs/{label}": float(np.mean(r)) for label, r in stats.returns_vs.items()},
                           "learning_rate": float(self.optimizer.param_groups[0]["lr"])}
                 self.history.append(record)
                 self._log(record, sps)
@@ -547,11 +710,12 @@ class PPOTrainer:
             return
         step = self.global_step
         w = self.writer
-        for key in ("episode_return", "episode_return_vs_pool", "episode_length", "learning_rate"):
+        for key in ("episode_return", "episode_return_vs_pool", "episode_length", "learning_rate", "kl_coef",
+                    *(k for k in record if k.startswith("return_vs/"))):
             if not math.isnan(record[key]):
                 w.add_scalar(f"charts/{key}", record[key], step)
         w.add_scalar("charts/steps_per_second", sps, step)
         w.add_scalar("charts/pool_size", len(self.pool), step)
-        for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "explained_variance", "batch_size"):
+        for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "anchor_kl", "explained_variance", "batch_size"):
             if key in record and not math.isnan(record[key]):
                 w.add_scalar(f"losses/{key}", record[key], step)

@@ -1,0 +1,299 @@
+"""The learning stack around PPO: centralised critic, warm start from a teacher, opponent mixes
+(training/learn/ppo.py, training/learn/warm_start.py, agents/network.py), in every game."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+import whist_env
+from agents import make_agent
+from agents.checkpoint import load_checkpoint
+from agents.network import ActorCritic, PolicyNet
+from agents.neural import NeuralAgent
+from training.learn.config import ConfigError, config_from_dict
+from training.learn.ppo import LEARNER, PPOTrainer, SelfPlayCollector, build_batch
+from training.learn.warm_start import fit_samples, teacher_samples
+
+GAMES = sorted(whist_env.GAMES)
+
+
+def stack_config(tmp_path, game="classic_whist", **train):
+    return {
+        "game": game, "options": {"episode": "hand"}, "seed": 3, "log_dir": str(tmp_path), "run_name": "stack",
+        "warm_start": {"teacher": "heuristic", "decisions": 300, "chunk": 150, "epochs": 1, "minibatch_size": 64},
+        "train": {"total_steps": 256, "num_envs": 4, "rollout_steps": 32, "hidden_sizes": [16], "minibatch_size": 64,
+                  "update_epochs": 1, "snapshot_interval": 1, "pool_size": 2, "checkpoint_interval": 1,
+                  "central_critic": True, "kl_coef": 0.5, "opponents": {"heuristic": 0.4, "random": 0.2, "pool": 0.2}, **train},
+        "eval": {"interval_steps": 0, "final_num_deals": 0, "opponents": ["random"]},
+    }
+
+
+class ObservationLog:
+    """Wraps an env factory so that every observation vector it hands out is remembered."""
+
+    def __init__(self, make_env):
+        self.make_env, self.seen = make_env, set()
+
+    def __call__(self):
+        env = self.make_env()
+        observe = env.observe
+
+        def logged(agent):
+            out = observe(agent)
+            self.seen.add(out["observation"].tobytes())
+            return out
+
+        env.observe = logged
+        return env
+
+
+# --------------------------------------------------------------------------- the actor never reads hidden cards
+@pytest.mark.parametrize("game", GAMES)
+def test_actor_reads_only_observations_while_the_critic_reads_the_state(tmp_path, game):
+    cfg = config_from_dict(stack_config(tmp_path, game))
+    trainer = PPOTrainer(cfg)
+    log = ObservationLog(trainer.make_env)
+    trainer.make_env = log
+    trainer.collector = SelfPlayCollector(log, 4, trainer.rng, trainer.generator, mix=cfg.train.opponents,
+                                          opponents=trainer.collector.fixed, central_critic=True)
+    actor_inputs, critic_widths = [], set()
+    trainer.net.actor.register_forward_pre_hook(lambda mod, args: actor_inputs.append(args[0].detach().numpy().copy()))
+    trainer.net.critic.register_forward_pre_hook(lambda mod, args: critic_widths.add(args[0].shape[-1]))
+    trainer.train()
+    state_size = trainer.make_env().state_space.shape[0]
+    assert trainer.net.critic_input_size == state_size > trainer.obs_size
+    assert critic_widths == {state_size}
+    rows = [row for batch in actor_inputs for row in batch]
+    assert len(rows) > 500  # warm start, rollouts and updates all went through the actor
+    assert all(row.shape == (trainer.obs_size,) for row in rows)
+    # every row the actor ever read is an observation some env handed to its acting agent
+    assert all(row.astype(np.float32).tobytes() in log.seen for row in rows)
+
+
+def test_play_loads_the_actor_only(tmp_path):
+    cfg = config_from_dict(stack_config(tmp_path))
+    trainer = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    trainer.train()
+    path = cfg.run_dir() / "checkpoints" / "final.pt"
+    ckpt = load_checkpoint(path)
+    assert ckpt["critic_input_size"] == trainer.critic_input_size > ckpt["obs_size"]
+    agent = NeuralAgent.from_checkpoint(path, game="classic_whist")
+    assert type(agent.network) is PolicyNet and not hasattr(agent.network, "critic")
+    for k, v in agent.network.state_dict().items():
+        assert torch.equal(v, trainer.net.state_dict()[k])
+    env = whist_env.GAMES["classic_whist"].raw_env()
+    env.reset(seed=5)
+    ob = env.observe(env.agent_selection)
+    assert ob["action_mask"][agent.act(ob)] == 1
+
+
+# --------------------------------------------------------------------------- warm start
+def test_teacher_samples_hold_each_seats_monte_carlo_return():
+    make = lambda: whist_env.GAMES["classic_whist"].raw_env(episode="hand")  # noqa: E731
+    teacher = make_agent("heuristic", "classic_whist")
+    rng = np.random.default_rng(0)
+    samples = teacher_samples(make, teacher, 60, rng, central_critic=True, gamma=1.0, reward_scale=0.5)
+    assert len(samples) == 104  # two whole hands (52 decisions each), never a cut one
+    env = make()
+    assert samples.critic_inputs.shape == (104, env.state_space.shape[0])
+    assert np.array_equal(samples.critic_inputs[:, : samples.obs.shape[1]], samples.obs)  # the state starts with the observation
+    # replay the same two hands: the same seeds, the same (deterministic) teacher
+    rng = np.random.default_rng(0)
+    k = 0
+    for _ in range(2):
+        env.reset(seed=int(rng.integers(2**31 - 1)))
+        seats, totals = [], {a: 0.0 for a in env.possible_agents}
+        for agent in env.agent_iter():
+            if env.terminations[agent]:
+                env.step(None)
+                continue
+            ob = env.observe(agent)
+            action = teacher.act(ob, env.information_state(agent))
+            assert samples.actions[k + len(seats)] == action
+            seats.append(agent)
+            env.step(action)
+            for a, r in env.rewards.items():
+                totals[a] += r
+        for j, agent in enumerate(seats):
+            assert samples.returns[k + j] == pytest.approx(0.5 * totals[agent])
+            assert samples.masks[k + j][samples.actions[k + j]] == 1
+        assert samples.choices[k] == 13  # the opening lead: any card of 13
+        k += len(seats)
+
+
+def test_behaviour_cloning_learns_the_teachers_choices():
+    make = lambda: whist_env.GAMES["classic_whist"].raw_env(episode="hand")  # noqa: E731
+    samples = teacher_samples(make, make_agent("heuristic", "classic_whist"), 1500, np.random.default_rng(1))
+    torch.manual_seed(0)
+    net = ActorCritic(samples.obs.shape[1], 52, [128])
+    opt = torch.optim.Adam(net.parameters(), lr=3e-3)
+    gen = torch.Generator().manual_seed(0)
+    first = fit_samples(net, opt, samples, 1, 128, gen)
+    for _ in range(25):
+        last = fit_samples(net, opt, samples, 1, 128, gen)
+    assert last["policy_loss"] < 0.5 * first["policy_loss"]
+    assert last["accuracy"] > 0.9 > first["accuracy"]  # fits the teacher on what it was shown
+    assert last["explained_variance"] > first["explained_variance"]
+
+
+def test_warm_start_then_kl_anchor_and_resume(tmp_path):
+    cfg = config_from_dict(stack_config(tmp_path, total_steps=512, rollout_steps=64))
+    trainer = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    trainer.train()
+    assert trainer.warm_decisions >= 300 and trainer.anchor is not None
+    # the coefficient of each update, taken after its rollout: 0.5 * (1 - step / 512)
+    assert [h["kl_coef"] for h in trainer.history] == [0.25, 0.0]
+    assert trainer.history[0]["anchor_kl"] >= 0.0 and math.isfinite(trainer.history[0]["anchor_kl"])
+    resumed = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    resumed.load_state(load_checkpoint(cfg.run_dir() / "checkpoints" / "latest.pt"))
+    assert resumed.warm_decisions == trainer.warm_decisions
+    for k, v in trainer.anchor.state_dict().items():
+        assert torch.equal(resumed.anchor.state_dict()[k], v)
+    resumed.train(total_steps=768)  # the warm start is not run again
+    assert resumed.warm_decisions == trainer.warm_decisions and resumed.global_step == 768
+
+
+def test_a_stop_during_the_warm_start_resumes_it(tmp_path):
+    cfg = config_from_dict(stack_config(tmp_path))
+    trainer = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    trainer.request_stop()  # as if Ctrl-C came at once: no chunk is trained, latest.pt is written
+    trainer.train()
+    assert trainer.stopped and trainer.global_step == 0
+    saved = load_checkpoint(cfg.run_dir() / "checkpoints" / "latest.pt")
+    assert saved["extra"]["warm_decisions"] == 0 and saved["extra"]["anchor"] is None
+    resumed = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    resumed.load_state(saved)
+    resumed.train()
+    assert resumed.warm_decisions >= 300 and resumed.global_step == 256
+
+
+# --------------------------------------------------------------------------- opponent mixes
+def test_fixed_opponents_play_the_other_side_and_never_enter_the_batch():
+    make = lambda: whist_env.GAMES["classic_whist"].raw_env(episode="hand")  # noqa: E731
+    heuristic = make_agent("heuristic", "classic_whist")
+    calls = []
+
+    class Counting:
+        name = "counting"
+
+        def act(self, observation, info_state=None):
+            calls.append(observation["action_mask"].sum())
+            return heuristic.act(observation, info_state)
+
+    col = SelfPlayCollector(make, 3, np.random.default_rng(0), torch.Generator().manual_seed(0), mix={"heuristic": 1.0},
+                            opponents={"heuristic": Counting()})
+    col.reset_all([])
+    lineups = [list(c) for c in col.controllers]
+    for lineup in lineups:
+        learner = [s for s in range(4) if lineup[s] == LEARNER]
+        assert len(learner) == 2 and learner[0] % 2 == learner[1] % 2
+    net = ActorCritic(624, 52, [8])
+    finished, stats = col.collect(net, [], 52)
+    assert len(calls) == 3 * 26 and stats.learner_steps == 3 * 26
+    assert set(stats.returns_vs) == {"heuristic"} and len(stats.returns_vs["heuristic"]) == 3
+    assert all(lineups[k // 2][t.seat] == LEARNER for k, t in enumerate(finished))
+    assert build_batch(finished, 1.0, 0.95).obs.shape == (78, 624)
+
+
+def test_mix_shares_pick_line_ups_in_proportion():
+    make = lambda: whist_env.GAMES["classic_whist"].raw_env(episode="hand")  # noqa: E731
+    col = SelfPlayCollector(make, 1, np.random.default_rng(0), torch.Generator(), mix={"random": 0.25, "pool": 0.5},
+                            opponents={"random": make_agent("random", "classic_whist", seed=0)})
+    pool = [(7, PolicyNet(624, 52, [8]))]
+    picks = [col._pick_opponent(pool)[0] for _ in range(4000)]
+    assert abs(picks.count("random") / 4000 - 0.25) < 0.03
+    assert abs(picks.count("pool") / 4000 - 0.5) < 0.03
+    assert abs(picks.count(None) / 4000 - 0.25) < 0.03
+    assert {col._pick_opponent([])[0] for _ in range(200)} == {"random", None}  # an empty pool's share is self-play
+    with pytest.raises(ValueError, match="no opponent given"):
+        SelfPlayCollector(make, 1, np.random.default_rng(0), torch.Generator(), mix={"heuristic": 0.5})
+
+
+@pytest.mark.parametrize(("opponents", "message"), [
+    ({"heuristic": 0.7, "pool": 0.5}, "add up to 1.200 > 1"),
+    ({"bogus": 0.1}, "unknown opponent 'bogus'"),
+    ({"heuristic": -0.1}, "must lie in"),
+])
+def test_bad_opponent_mixes_are_refused_with_the_key_named(tmp_path, opponents, message):
+    with pytest.raises(ConfigError, match="train.opponents") as err:
+        config_from_dict(stack_config(tmp_path, opponents=opponents))
+    assert message in str(err.value)
+
+
+def test_the_old_pool_prob_key_says_what_replaced_it(tmp_path):
+    data = stack_config(tmp_path)
+    data["train"]["pool_prob"] = 0.3
+    with pytest.raises(ConfigError, match=r"opponents: \{pool: 0.3\}"):
+        config_from_dict(data)
+
+
+def test_a_trained_opponent_plays_batched_and_must_fit(tmp_path):
+    cfg = config_from_dict(stack_config(tmp_path, opponents={"pool": 0.5}, central_critic=False))
+    cfg.warm_start = None
+    trainer = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    trainer.train()
+    final = cfg.run_dir() / "checkpoints" / "final.pt"
+    data = stack_config(tmp_path / "b", opponents={f"checkpoint:{final}": 0.5})
+    trainer = PPOTrainer(config_from_dict(data))
+    assert isinstance(trainer.collector.fixed[f"checkpoint:{final}"], PolicyNet)
+    trainer.train()
+    assert trainer.global_step == 256
+    data = stack_config(tmp_path / "c", "minnesota_whist", opponents={f"checkpoint:{final}": 0.5})
+    with pytest.raises(ValueError, match="classic_whist"):
+        PPOTrainer(config_from_dict(data))
+
+
+# --------------------------------------------------------------------------- the model zoo
+def test_zoo_export_writes_an_actor_only_checkpoint_and_its_manifest(tmp_path):
+    import json
+
+    from training.learn.zoo import export_zoo_agent
+
+    cfg = config_from_dict(stack_config(tmp_path, total_steps=128))
+    trainer = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    trainer.train()
+    with pytest.raises(ValueError, match="training seed"):
+        export_zoo_agent(cfg.run_dir(), tmp_path / "zoo", deals=4, seed=cfg.seed)
+    pt, manifest_path, results = export_zoo_agent(cfg.run_dir(), tmp_path / "zoo", deals=4, seed=99)
+    assert pt == tmp_path / "zoo" / "classic_whist.pt" and manifest_path == pt.with_suffix(".json")
+    zoo = load_checkpoint(pt)
+    assert sorted({k.split(".")[0] for k in zoo["model"]}) == ["actor"] and zoo["optimizer"] is None and zoo["opponent_pool"] == []
+    assert pt.stat().st_size < 2e6
+    manifest = json.loads(manifest_path.read_text())
+    assert manifest["game"] == "classic_whist" and manifest["seed"] == 3 and manifest["steps"] == 128
+    assert manifest["warm_start_decisions"] == trainer.warm_decisions and manifest["wall_seconds"] > 0
+    assert manifest["config"]["train"]["central_critic"] is True
+    assert [r["agent_b"] for r in manifest["evaluation"]["results"]] == ["random", "heuristic"]
+    assert [r.deals for r in results] == [4, 4] and manifest["evaluation"]["seed"] == 99
+    agent = NeuralAgent.from_checkpoint(pt, game="classic_whist")
+    for k, v in agent.network.state_dict().items():
+        assert torch.equal(v, trainer.net.state_dict()[k])
+
+
+def test_zoo_specs_name_what_is_missing():
+    from agents.zoo import available
+
+    with pytest.raises(ValueError, match="zoo agent of 'minnesota_whist', but the game is 'classic_whist'"):
+        make_agent("zoo:minnesota_whist", "classic_whist")
+    missing = [g for g in GAMES if g not in available()]
+    for game in missing:
+        with pytest.raises(ValueError, match=f"holds no agent for '{game}'"):
+            make_agent("zoo", game)
+
+
+@pytest.mark.parametrize("game", sorted(__import__("agents.zoo", fromlist=["available"]).available()))
+def test_each_zoo_agent_beats_random(game):
+    """A sanity check of the shipped weights, not the strength claim (that is the manifest's table)."""
+    from agents.zoo import manifest
+    from training.evaluation.match import evaluate_pair
+
+    agent = make_agent(f"zoo:{game}", game)
+    info = manifest(game)
+    for key in ("config", "seed", "commit", "steps", "wall_seconds", "evaluation"):
+        assert key in info
+    result = evaluate_pair(game, agent, make_agent("random", game, seed=1), 200, seed=4242, options=info["evaluation"]["options"])
+    assert result.win_rate_ci[0] > 0.5

@@ -1,0 +1,207 @@
+"""Warm start of self-play PPO from a teacher: behaviour cloning and critic pretraining.
+
+A teacher (any agent spec, the game's heuristic by default) plays every seat of the game. Each of
+its decisions becomes a sample: the observation and action mask (the actor's input), the action
+taken, the critic's input (the observation, or the global ``state()`` for a centralised critic)
+and the Monte-Carlo return that seat went on to earn (its rewards from that decision to the end
+of the episode, discounted by ``gamma`` per own decision and scaled by ``reward_scale``, the
+quantities PPO's critic predicts). The network is then trained on chunks of fresh samples:
+
+* the actor by cross-entropy toward the teacher's action (over the legal actions only: the
+  masked log-softmax of :mod:`agents.network`);
+* the critic by squared error toward the return.
+
+This is the "supervised pretraining on expert decisions, then reinforcement learning" recipe of
+AlphaGo (Silver et al. 2016); fine-tuning may keep the policy near the cloned one with PPO's ``kl_coef`` (``training.learn.ppo``).
+
+Generation runs chunk by chunk (``warm_start.chunk`` decisions), so memory stays bounded, and the
+progress is stored in the trainer's checkpoints (``warm_decisions``): a stopped warm start resumes
+where it was.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import torch
+
+from agents.network import masked_log_probs
+
+
+@dataclass
+class TeacherSamples:
+    """Teacher decisions of finished episodes (M samples).
+
+    obs float32 ``(M, D)``, masks int8 ``(M, A)``, actions int64 ``(M,)``, critic_inputs float32
+    ``(M, Ds)`` (``obs`` itself unless the critic is centralised), returns float32 ``(M,)``,
+    choices int64 ``(M,)`` (number of legal actions).
+    """
+
+    obs: np.ndarray
+    masks: np.ndarray
+    actions: np.ndarray
+    critic_inputs: np.ndarray
+    returns: np.ndarray
+    choices: np.ndarray
+
+    def __len__(self) -> int:
+        return int(self.actions.shape[0])
+
+
+def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: int, rng: np.random.Generator,
+                    central_critic: bool = False, gamma: float = 1.0, reward_scale: float = 1.0) -> TeacherSamples:
+    """Let ``teacher`` play every seat of fresh episodes until at least ``num_decisions`` of its
+    decisions lie in finished episodes; returns them all (episodes are never cut).
+
+    Args:
+        make_env: builds a raw AEC environment of the game (its episode mode decides what one
+            episode is, as in training).
+        teacher: an :class:`agents.base.Policy`; it receives each acting agent's observation and
+            information state, never the global state.
+        num_decisions: decisions to gather at least.
+        rng: seeds of the episodes.
+        central_critic: store ``env.state()`` as the critic's input (else the observation).
+        gamma: discount per own decision of the returns.
+        reward_scale: multiplies every reward.
+    Raises:
+        ValueError: ``num_decisions < 1``.
+    """
+    if num_decisions < 1:
+        raise ValueError(f"num_decisions must be >= 1, got {num_decisions}")
+    env = make_env()
+    agents = list(env.possible_agents)
+    obs, masks, actions, critic, returns, choices = [], [], [], [], [], []
+    while len(actions) < num_decisions:
+        env.reset(seed=int(rng.integers(2**31 - 1)))
+        seats: dict[str, list[int]] = {a: [] for a in agents}  # sample indices of each seat's decisions
+        rewards: list[float] = []
+        for agent in env.agent_iter():
+            if env.terminations[agent] or env.truncations[agent]:
+                env.step(None)
+                continue
+            ob = env.observe(agent)
+            action = int(teacher.act(ob, env.information_state(agent)))
+            seats[agent].append(len(rewards))
+            obs.append(ob["observation"])
+            masks.append(ob["action_mask"])
+            actions.append(action)
+            choices.append(int(ob["action_mask"].sum()))
+            critic.append(env.state() if central_critic else None)
+            rewards.append(0.0)
+            env.step(action)
+            for a, r in env.rewards.items():
+                if r and seats[a]:
+                    rewards[seats[a][-1]] += float(r) * reward_scale  # credited to the seat's last decision
+        episode_returns = [0.0] * len(rewards)
+        for idx in seats.values():
+            running = 0.0
+            for k in reversed(idx):
+                running = rewards[k] + gamma * running
+                episode_returns[k] = running
+        returns.extend(episode_returns)
+    obs_arr = np.stack(obs).astype(np.float32)
+    return TeacherSamples(
+        obs=obs_arr,
+        masks=np.stack(masks).astype(np.int8),
+        actions=np.asarray(actions, dtype=np.int64),
+        critic_inputs=np.stack(critic).astype(np.float32) if central_critic else obs_arr,
+        returns=np.asarray(returns, dtype=np.float32),
+        choices=np.asarray(choices, dtype=np.int64),
+    )
+
+
+def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamples, epochs: int, minibatch_size: int,
+                generator: torch.Generator, vf_coef: float = 0.5, device: str | torch.device = "cpu") -> dict[str, float]:
+    """Behaviour cloning of the actor and regression of the critic on ``samples``.
+
+    Args:
+        net: an :class:`agents.network.ActorCritic`.
+        epochs, minibatch_size: passes over the samples and samples per gradient step.
+        generator: shuffles the minibatches.
+        vf_coef: weight of the value loss.
+    Returns:
+        ``policy_loss`` (cross-entropy, nats), ``accuracy`` (share of decisions with a choice
+        where the net's most probable action is the teacher's, measured before the update on
+        each minibatch of the last epoch), ``value_loss`` and ``explained_variance`` (of the
+        critic on the chunk, after the update).
+    """
+    obs, masks = torch.as_tensor(samples.obs, device=device), torch.as_tensor(samples.masks, device=device)
+    actions, critic_in = torch.as_tensor(samples.actions, device=device), torch.as_tensor(samples.critic_inputs, device=device)
+    returns, choice = torch.as_tensor(samples.returns, device=device), torch.as_tensor(samples.choices > 1, device=device)
+    m = len(samples)
+    sums = {"policy_loss": 0.0, "value_loss": 0.0}
+    hits = chosen = count = 0
+    net.train()
+    for epoch in range(epochs):
+        perm = torch.randperm(m, generator=generator).to(device)
+        for start in range(0, m, minibatch_size):
+            idx = perm[start : start + minibatch_size]
+            logits = net.logits(obs[idx], masks[idx])
+            policy_loss = -masked_log_probs(logits).gather(1, actions[idx, None]).squeeze(1).mean()
+            value_loss = 0.5 * ((net.value(critic_in[idx]) - returns[idx]) ** 2).mean()
+            optimizer.zero_grad()
+            (policy_loss + vf_coef * value_loss).backward()
+            optimizer.step()
+            sums["policy_loss"] += float(policy_loss.detach())
+            sums["value_loss"] += float(value_loss.detach())
+            count += 1
+            if epoch == epochs - 1:
+                with torch.no_grad():
+                    c = choice[idx]
+                    hits += int(((logits.argmax(-1) == actions[idx]) & c).sum())
+                    chosen += int(c.sum())
+    with torch.no_grad():
+        values = torch.cat([net.value(critic_in[i : i + 4096]) for i in range(0, m, 4096)])
+        var = float(returns.var()) if m > 1 else 0.0
+        explained = float("nan") if var == 0 else 1.0 - float((returns - values).var()) / var
+    return {"policy_loss": sums["policy_loss"] / max(count, 1), "value_loss": sums["value_loss"] / max(count, 1),
+            "accuracy": hits / max(chosen, 1), "explained_variance": explained}
+
+
+def run_warm_start(trainer: Any) -> None:
+    """Warm-start ``trainer`` (a :class:`training.learn.ppo.PPOTrainer` whose config has a
+    ``warm_start`` section) from where its ``warm_decisions`` stand, chunk by chunk; logs
+    ``warm_start/*`` to its writer and shows a progress bar (decisions/s, ETA) when the trainer
+    does. Honours :meth:`PPOTrainer.request_stop` between chunks. When done, the cloned actor
+    becomes the trainer's ``anchor`` for the KL penalty.
+
+    Raises:
+        ValueError: a bad teacher spec, or a trained teacher that does not fit the game.
+    """
+    from agents import make_agent
+
+    ws, cfg = trainer.config.warm_start, trainer.cfg
+    teacher = make_agent(ws.teacher, trainer.config.game, seed=trainer.config.seed + 999)
+    if hasattr(teacher, "check_fits"):
+        teacher.check_fits(trainer.obs_size, trainer.num_actions)
+    optimizer = torch.optim.Adam(trainer.net.parameters(), lr=ws.lr, eps=1e-5)
+    bar = None
+    if trainer.progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=ws.decisions, initial=trainer.warm_decisions, unit="dec", unit_scale=True, dynamic_ncols=True,
+                   desc=f"warm start ({ws.teacher})", mininterval=1.0)
+    try:
+        while trainer.warm_decisions < ws.decisions and not trainer._stop_requested:
+            t0 = time.perf_counter()
+            samples = teacher_samples(trainer.make_env, teacher, min(ws.chunk, ws.decisions - trainer.warm_decisions), trainer.rng,
+                                      cfg.central_critic, cfg.gamma, cfg.reward_scale)
+            metrics = fit_samples(trainer.net, optimizer, samples, ws.epochs, ws.minibatch_size, trainer.generator, cfg.vf_coef, trainer.device)
+            trainer.warm_decisions += len(samples)
+            if trainer.writer is not None:
+                for key, value in metrics.items():
+                    trainer.writer.add_scalar(f"warm_start/{key}", value, trainer.warm_decisions)
+                trainer.writer.add_scalar("warm_start/decisions_per_second", len(samples) / max(time.perf_counter() - t0, 1e-9),
+                                          trainer.warm_decisions)
+            if bar is not None:
+                bar.update(min(trainer.warm_decisions, ws.decisions) - bar.n)
+                bar.set_postfix({"acc": f"{metrics['accuracy']:.3f}", "ev": f"{metrics['explained_variance']:.2f}"}, refresh=False)
+    finally:
+        if bar is not None:
+            bar.close()
+    if trainer.warm_decisions >= ws.decisions:
+        trainer.anchor = trainer.net.policy()
