@@ -511,6 +511,7 @@ class PPOTrainer:
         self.history: list[dict[str, float]] = []
         self._started = False
         self._session_start: float | None = None
+        self._deadline: float | None = None
         self._stop_requested = False
         self.stopped = False
 
@@ -600,8 +601,15 @@ class PPOTrainer:
         handler): it then writes ``latest.pt``, sets :attr:`stopped` and returns."""
         self._stop_requested = True
 
-    def train(self, total_steps: int | None = None) -> list[dict[str, float]]:
-        """Train until ``global_step >= total_steps`` (default: the config's); returns :attr:`history`.
+    def out_of_time(self) -> bool:
+        """Whether the wall-clock budget of the current :meth:`train` call is spent."""
+        return self._deadline is not None and time.perf_counter() >= self._deadline
+
+    def train(self, total_steps: int | None = None, max_seconds: float | None = None) -> list[dict[str, float]]:
+        """Train until ``global_step >= total_steps`` (default: the config's), or until
+        ``max_seconds`` of wall-clock time (warm start included) have passed, whichever comes
+        first (the update in progress is finished; the run then ends as a finished one, with
+        ``final.pt``); returns :attr:`history`.
 
         A checkpoint is written every ``checkpoint_interval`` updates and at the end
         (``latest.pt``; the end also ``final.pt``). Steps are environment steps of all seats.
@@ -622,6 +630,7 @@ class PPOTrainer:
             return self.history
         if self._session_start is None:
             self._session_start = time.perf_counter()
+        self._deadline = None if max_seconds is None else time.perf_counter() + max_seconds
         if self.config.warm_start is not None and self.warm_decisions < self.config.warm_start.decisions:
             from training.learn.warm_start import run_warm_start
 
@@ -642,7 +651,7 @@ class PPOTrainer:
         next_eval = (self.global_step // eval_every + 1) * eval_every if eval_every else None
         start_time, start_step = time.perf_counter(), self.global_step
         try:
-            while self.global_step < total:
+            while self.global_step < total and not self.out_of_time():
                 t0 = time.perf_counter()
                 if cfg.anneal_lr:
                     for g in self.optimizer.param_groups:
@@ -680,7 +689,7 @@ class PPOTrainer:
                     bar.update(min(self.global_step, total) - bar.n)
                     overall = (self.global_step - start_step) / max(time.perf_counter() - start_time, 1e-9)
                     bar.set_postfix(self._progress_fields(record, overall), refresh=False)
-                if self._stop_requested:
+                if self._stop_requested or self.out_of_time():
                     break
         finally:
             if bar is not None:

@@ -166,7 +166,7 @@ def run_warm_start(trainer: Any) -> None:
     """Warm-start ``trainer`` (a :class:`training.learn.ppo.PPOTrainer` whose config has a
     ``warm_start`` section) from where its ``warm_decisions`` stand, chunk by chunk; logs
     ``warm_start/*`` to its writer and shows a progress bar (decisions/s, ETA) when the trainer
-    does. Honours :meth:`PPOTrainer.request_stop` between chunks. When done, the cloned actor
+    does. Honours :meth:`PPOTrainer.request_stop` and the wall-clock budget between chunks. When done, the cloned actor
     becomes the trainer's ``anchor`` for the KL penalty.
 
     Raises:
@@ -186,7 +186,7 @@ def run_warm_start(trainer: Any) -> None:
         bar = tqdm(total=ws.decisions, initial=trainer.warm_decisions, unit="dec", unit_scale=True, dynamic_ncols=True,
                    desc=f"warm start ({ws.teacher})", mininterval=1.0)
     try:
-        while trainer.warm_decisions < ws.decisions and not trainer._stop_requested:
+        while trainer.warm_decisions < ws.decisions and not trainer._stop_requested and not trainer.out_of_time():
             t0 = time.perf_counter()
             samples = teacher_samples(trainer.make_env, teacher, min(ws.chunk, ws.decisions - trainer.warm_decisions), trainer.rng,
                                       cfg.central_critic, cfg.gamma, cfg.reward_scale)

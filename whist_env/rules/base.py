@@ -657,6 +657,21 @@ class TrickTakingGame:
         """Variant-specific facts only ``seat`` knows (e.g. its own bid card). Default: none."""
         return {}
 
+    def _public_events(self) -> tuple[tuple, ...]:
+        """``self.events`` with the played cards as text, converted once: the cache holds the
+        event list it was built from (a new hand starts a new list) and a tuple that is only
+        ever replaced, never changed, so copies of the game can share it."""
+        cache = self.__dict__.get("_events_text")
+        done: tuple[tuple, ...] = ()
+        if cache is not None and cache[0] is self.events and len(cache[1]) <= len(self.events):
+            done = cache[1]
+            if len(done) == len(self.events):
+                return done
+        new = tuple((e[0], e[1], card_to_str(e[2]), *e[3:]) if e[0] == "play" else e for e in self.events[len(done) :])
+        done = done + new
+        self._events_text = (self.events, done)
+        return done
+
     def information_state(self, seat: int) -> Mapping[str, Any]:
         """What ``seat`` may know: own hand and every public fact, never another's hidden cards.
 
@@ -680,9 +695,7 @@ class TrickTakingGame:
             "tricks_won": tuple(self.tricks_won),
             "trick": tuple((s, card_to_str(c)) for s, c in self.trick),
             "leader": self.leader,
-            "events": tuple(
-                tuple(card_to_str(x) if i == 2 and e[0] == "play" else x for i, x in enumerate(e)) for e in self.events
-            ),
+            "events": self._public_events(),
         }
         view["games_won"] = tuple(self.games_won)
         view["options"] = self._public_options  # rule options are public (RULES.md §1.7)
