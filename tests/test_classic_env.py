@@ -529,11 +529,18 @@ def test_information_state_holds_no_hidden_card_of_another_player():
 
 def test_use_before_reset_and_bad_reset_options_are_clear_errors():
     env = classic_whist_v0.raw_env()
-    for call in (lambda: env.step(0), lambda: env.observe("player_0"), lambda: env.last()):
+    for call in (lambda: env.step(0), lambda: env.observe("player_0"), lambda: env.last(), lambda: env.information_state("player_0")):
         with pytest.raises(RuntimeError, match=r"call reset\(\)"):
             call()
     with pytest.raises(ValueError, match="reset options must be a mapping"):
         env.reset(seed=0, options=["x"])
+    env.reset(seed=0)
+    before = env.observe(env.agent_selection)["observation"].copy()
+    for bad in ("player_9", 0, None):
+        for call in (env.observe, env.information_state):
+            with pytest.raises(ValueError, match=rf"unknown agent {bad!r}; agents: \['player_0'"):
+                call(bad)
+    np.testing.assert_array_equal(env.observe(env.agent_selection)["observation"], before)
 
 
 def test_bools_and_floats_are_not_action_ids():

@@ -162,7 +162,24 @@ def test_turn_up_is_public_and_belongs_to_nobody():
     assert g.hand_number == 1
 
 
-@pytest.mark.parametrize("bad", [{"turn_up": "2C"}, {"turn_up": "XX"}, {"deal_index": 24}, {"deal_index": -1}])
+def test_a_given_turn_up_in_a_one_hand_episode_picks_a_deal_that_turns_one():
+    """episode="hand" draws the deal size; with a turn-up given it draws among the deals with a trump
+    (2..7 cards; 1 card too with trump_on_one_card_deals), never silently dropping the card."""
+    from whist_env import romanian_whist_v0
+
+    sizes = set()
+    for seed in range(40):
+        env = romanian_whist_v0.raw_env(episode="hand")
+        env.reset(seed=seed, options={"turn_up": "AS"})
+        g = env.game
+        assert g.turn_up == c("AS") and g.trump == 3
+        sizes.add(g.k)
+    assert sizes == {2, 3, 4, 5, 6, 7}
+    env = romanian_whist_v0.raw_env(episode="hand", trump_on_one_card_deals=True)
+    assert {(env.reset(seed=s, options={"turn_up": "AS"}), env.game.k)[1] for s in range(60)} == {1, 2, 3, 4, 5, 6, 7}
+
+
+@pytest.mark.parametrize("bad", [{"turn_up": "2C"}, {"turn_up": "XX"}, {"deal_index": 24}, {"deal_index": -1}, {"deal_index": True}])
 def test_bad_deal_extras_raise(bad):
     with pytest.raises(ValueError):
         rw({"dealer": 1, "deal_index": 5, **bad})

@@ -294,3 +294,43 @@ def test_a_worlds_deal_replays_to_the_world(game):
         twin.step(a)
     assert twin.game.hands == world.game.hands
     assert (twin.observe(agent)["observation"] == world.observe(agent)["observation"]).all()
+
+
+def test_german_worlds_keep_a_void_shown_before_a_blind_draw():
+    """player_1 shows out of hearts, loses the trick and draws one card blind: it may hold a
+    heart again, but one at most (the drawn card)."""
+    from whist_env import german_whist_v0
+
+    ranks = "23456789TJQKA"
+
+    def suit(s, rs):
+        return [r + s for r in rs]
+
+    env = german_whist_v0.raw_env()
+    env.reset(seed=0, options={"dealer": "player_0", "hands": {"player_0": suit("H", ranks[6:]) + suit("D", ranks[:6]),
+                                                               "player_1": suit("C", ranks)},
+                               "stock": suit("S", ranks) + suit("H", ranks[:6]) + suit("D", ranks[6:])})
+    env.step(env.action_id("AH"))
+    env.step(env.action_id("2C"))  # shows out of hearts, loses, draws blind
+    hearts = env.game.ctx.suit_masks[2]
+    counts = Counter((env.resample_from_infostate("player_0", s).game.hands[1] & hearts).bit_count() for s in range(300))
+    assert set(counts) == {0, 1}
+    # uniform among the consistent hands (not weighted by the histories that lead to each): 13 of
+    # the 36 unseen cards, of which 6 hearts, with at most one heart
+    from math import comb
+
+    p_one = 6 * comb(30, 12) / (6 * comb(30, 12) + comb(30, 13))
+    assert stats.binomtest(counts[1], 300, p_one).pvalue > 0.001
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_german_true_hands_always_fit_their_history(seed):
+    """The history check never refuses the real world (else resampling could fail)."""
+    env = whist_env.GAMES["german_whist"].raw_env(episode="hand")
+    rng = np.random.default_rng(seed)
+    env.reset(seed=seed)
+    while not env.game.done:
+        g = env.game
+        for observer in (0, 1):
+            assert g._hands_consistent({1 - observer: g.hands[1 - observer]}, observer)
+        env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))

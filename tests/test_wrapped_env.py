@@ -44,6 +44,21 @@ def test_illegal_move_ends_the_game_with_minus_one():
     assert not env.agents
 
 
+@pytest.mark.parametrize("infos", ["full", "numeric"])
+def test_infos_say_the_game_ended_on_an_illegal_move(infos):
+    env = whist_env.classic_whist_v0.env(infos=infos)
+    env.reset(seed=1)
+    keys = set(env.infos[env.agent_selection])
+    agent = env.agent_selection
+    env.step(int(np.flatnonzero(env.observe(agent)["action_mask"] == 0)[0]))
+    for a in env.possible_agents:
+        info = env.infos[a]
+        if infos == "numeric":
+            assert set(info) == keys and int(info["game_over"]) == 1
+        else:
+            assert info["illegal_move"] == agent
+
+
 def standard_stack(game: str):
     from pettingzoo.utils import wrappers
 

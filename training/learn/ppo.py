@@ -658,6 +658,7 @@ class PPOTrainer:
                         g["lr"] = cfg.lr * max(1.0 - self.global_step / total, 0.0)
                 self.net.eval()
                 trajs, stats = self.collector.collect(self.net, self.pool, cfg.rollout_steps)
+                t_rollout = time.perf_counter() - t0
                 self.global_step += steps_per_update
                 self.update += 1
                 batch = build_batch(trajs, cfg.gamma, cfg.gae_lambda, self.device)
@@ -667,8 +668,10 @@ class PPOTrainer:
                 if cfg.pool_size > 0 and self.update % cfg.snapshot_interval == 0:
                     self.pool.append((self.update, self.net.policy()))
                     del self.pool[: max(len(self.pool) - cfg.pool_size, 0)]
-                sps = steps_per_update / max(time.perf_counter() - t0, 1e-9)
+                elapsed = time.perf_counter() - t0
+                sps = steps_per_update / max(elapsed, 1e-9)
                 record = {"global_step": float(self.global_step), "update": float(self.update), **metrics,
+                          "rollout_seconds": t_rollout, "update_seconds": elapsed - t_rollout,
                           "episode_return": float(np.mean(stats.episode_returns)) if stats.episode_returns else float("nan"),
                           "episode_return_vs_pool": float(np.mean(stats.pool_episode_returns)) if stats.pool_episode_returns else float("nan"),
                           "episode_length": float(np.mean(stats.episode_lengths)) if stats.episode_lengths else float("nan"),
@@ -724,6 +727,8 @@ class PPOTrainer:
             if not math.isnan(record[key]):
                 w.add_scalar(f"charts/{key}", record[key], step)
         w.add_scalar("charts/steps_per_second", sps, step)
+        w.add_scalar("charts/rollout_seconds", record["rollout_seconds"], step)
+        w.add_scalar("charts/update_seconds", record["update_seconds"], step)
         w.add_scalar("charts/pool_size", len(self.pool), step)
         for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "anchor_kl", "explained_variance", "batch_size"):
             if key in record and not math.isnan(record[key]):

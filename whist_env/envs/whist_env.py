@@ -130,11 +130,10 @@ class WhistEnv(AECEnv):
             RuntimeError: called before :meth:`reset`.
         """
         self._require_reset()
-        if agent not in self._seat:
-            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}")
+        seat = self._seat_of(agent)
         if not isinstance(rng, np.random.Generator):
             rng = np.random.default_rng(rng)
-        return self._with_game(self.game.resample(self._seat[agent], rng))
+        return self._with_game(self.game.resample(seat, rng))
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
@@ -251,9 +250,16 @@ class WhistEnv(AECEnv):
         }
 
     # ------------------------------------------------------------------ views
+    def _seat_of(self, agent: str) -> int:
+        """The seat of ``agent``; ``ValueError`` naming the agents when it is not one of them."""
+        try:
+            return self._seat[agent]
+        except (KeyError, TypeError):
+            raise ValueError(f"unknown agent {agent!r}; agents: {self.possible_agents}") from None
+
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         self._require_reset()
-        seat = self._seat[agent]
+        seat = self._seat_of(agent)
         mask = self.game.legal_actions() if self.game.current_player == seat else 0
         return {"observation": self.encoder.encode(seat), "action_mask": mask_to_int8(mask, self.game.num_actions)}
 
@@ -294,8 +300,13 @@ class WhistEnv(AECEnv):
 
         Seats in the view are ints (``player_i`` is seat ``i``). See
         :meth:`whist_env.rules.base.TrickTakingGame.information_state`.
+
+        Raises:
+            ValueError: ``agent`` is not an agent name of this env (e.g. ``"player_0"``).
+            RuntimeError: called before :meth:`reset`.
         """
-        return self.game.information_state(self._seat[agent])
+        self._require_reset()
+        return self.game.information_state(self._seat_of(agent))
 
     def render(self) -> str | None:
         """ANSI table from the point of view of ``self.viewer`` (default: the agent to act)."""

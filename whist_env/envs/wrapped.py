@@ -14,7 +14,8 @@ their behaviour and their errors in one layer with direct attribute access:
   ``None`` is only accepted for a done agent;
 * illegal moves (``TerminateIllegalWrapper``): an action the mask forbids ends the game for
   everyone, the offender's reward is ``illegal_reward`` (−1) and the others' 0, with PettingZoo's
-  warning.
+  warning; every agent's info then says so: ``"illegal_move": <offender>`` (``infos="full"``), or
+  ``game_over`` 1 (``infos="numeric"``, whose keys never change).
 """
 
 from __future__ import annotations
@@ -131,6 +132,11 @@ class WhistWrapper(OrderEnforcingWrapper):
             raw.truncations = dict.fromkeys(raw.agents, True)
             raw.rewards = dict.fromkeys(raw.agents, 0)
             raw.rewards[agent] = self._illegal_reward
+            if raw.info_mode == "numeric":  # same keys and shapes; the episode has ended
+                info = {**raw.infos[agent], "game_over": np.asarray(1, dtype=np.int64)}
+            else:
+                info = {**raw.infos[agent], "illegal_move": agent}
+            raw.infos = {a: info for a in raw.agents}
             raw._accumulate_rewards()
             raw._deads_step_first()
             self._terminated = True

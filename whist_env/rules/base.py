@@ -163,9 +163,11 @@ class TrickTakingGame:
 
         Raises:
             ValueError: ``observer`` is not a seat of the game.
+            NoConsistentWorld: (a ``ValueError``) no consistent world was found in
+                :attr:`MAX_WORLD_TRIES` draws.
         """
         from whist_env.engine.tricks import NO_SUIT
-        from whist_env.rules.worlds import sample_placement
+        from whist_env.rules.worlds import NoConsistentWorld, sample_placement
 
         n = self.num_players
         if not (isinstance(observer, (int, np.integer)) and 0 <= observer < n):
@@ -191,7 +193,12 @@ class TrickTakingGame:
             suit = eff[card]
             allowed[card] = sum(1 << index[(kind, where)] for kind, where in places
                                 if not (kind == "hand" and suit != NO_SUIT and voids[where] >> suit & 1))
-        placement = sample_placement(allowed, capacities, rng)
+        for _ in range(self.MAX_WORLD_TRIES):
+            placement = sample_placement(allowed, capacities, rng)
+            if self._hands_consistent({where: placement[i] for i, (kind, where) in enumerate(slots) if kind == "hand"}, observer):
+                break
+        else:
+            raise NoConsistentWorld(f"no world consistent with the history found in {self.MAX_WORLD_TRIES} draws")
         world = self.clone()
         for i, (kind, where) in enumerate(slots):
             if kind == "hand":
@@ -202,6 +209,17 @@ class TrickTakingGame:
         world.rng = np.random.default_rng(int(rng.integers(1 << 63)))
         world.hand_deal = {**self.hand_deal, "hands": {s: mask_to_str(h) for s, h in enumerate(world.dealt)}, **world._world_deal_extras()}
         return world
+
+    #: draws of the hidden hands before :meth:`resample` gives up (only a variant whose
+    #: :meth:`_hands_consistent` can refuse a draw, German Whist, ever draws more than once)
+    MAX_WORLD_TRIES = 20_000
+
+    def _hands_consistent(self, hands: Mapping[int, int], observer: int) -> bool:
+        """Whether sampled hidden hands (seat -> card bitmask, every seat but ``observer``) fit
+        the public history beyond the per-card constraints of :meth:`resample` (voids, known
+        places). Draws that do not are redrawn, so the worlds stay uniform among those that fit.
+        Default: always."""
+        return True
 
     def _revokes_in_history(self) -> list[tuple[int, int]]:
         """The revokes of this hand's plays under the current hands, ``(seat, led suit)`` in order

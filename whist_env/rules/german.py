@@ -5,6 +5,7 @@ card (the loser draws the hidden next card), then 13 scoring tricks.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from typing import Any
 
 from whist_env.engine.cards import card_to_str, cards_of, mask_from_strs, mask_to_str, suit_of
@@ -144,6 +145,69 @@ class GermanWhist(TrickTakingGame):
     def _known_places(self, observer: int) -> dict[int, list[tuple[str, Any]]]:
         """The face-up stock cards the opponent took are in its hand until played (RULES.md §4)."""
         return {c: [("hand", 1 - observer)] for c in cards_of(self.known[1 - observer])}
+
+    def _hands_consistent(self, hands: Mapping[int, int], observer: int) -> bool:
+        """Whether the opponent's sampled hand fits its history of voids and blind draws.
+
+        A blind draw may refill a suit the opponent has shown out of, so the per-card constraint
+        (``void_suits``) forgets a void at the draw. What remains true is that every card of a
+        suit the opponent showed out of, held later (now, or when it played it), arrived by a
+        blind draw after the show-out. This checks that the opponent's cards (those it played,
+        the sampled hand, less the face-up cards it took, whose arrival is public) can be given
+        arrivals: its 13 dealt cards, and one card per blind draw, each card arriving before it
+        was played and after the last show-out of its suit that preceded it (earliest-deadline
+        matching of cards to arrival times, exact for such interval constraints).
+
+        Worlds are then uniform among the opponent hands that fit, each hand counted once: not
+        weighted by the number of histories (which dealt cards, which draws) that lead to it, as
+        an exact posterior over deals would be; a hand that needs a blind draw to hold a suit
+        its owner showed out of is over-weighted against one that does not.
+        """
+        if getattr(self.options, "allow_revoke", False):
+            return True  # a show-out proves nothing
+        import heapq
+
+        opponent = 1 - observer
+        eff = self.ctx.eff_suit
+        draws: list[int] = []  # event times of the opponent's blind draws
+        taken: set[int] = set()
+        shows: list[tuple[int, int]] = []  # (time, suit) of the opponent's show-outs
+        played: dict[int, int] = {}  # card -> time the opponent played it
+        trick: list[int] = []
+        for t, event in enumerate(self.events):
+            kind = event[0]
+            if kind == "play":
+                card = event[2]
+                if event[1] == opponent:
+                    played[card] = t
+                    if trick and eff[card] != eff[trick[0]]:
+                        shows.append((t, eff[trick[0]]))
+                trick.append(card)
+            elif kind == "trick":
+                trick = []
+            elif kind == "stock_take" and event[1] == opponent:
+                taken.add(self.action_id(event[2]))
+            elif kind == "stock_draw" and event[1] == opponent:
+                draws.append(t)
+        now = len(self.events)
+        cards = [(c, played.get(c, now)) for c in [*played, *cards_of(hands[opponent])] if c not in taken]
+        windows = []  # (earliest arrival, latest arrival) per card, exclusive
+        for card, present in cards:
+            last_show = max((t for t, suit in shows if suit == eff[card] and t < present), default=-2)
+            windows.append((last_show, present))
+        slots = [-1] * self.HAND_SIZE + draws  # the deal comes at time -1, before every event
+        if len(slots) != len(windows):
+            return False
+        windows.sort()
+        waiting: list[int] = []  # deadlines of the cards that may arrive at the current slot
+        k = 0
+        for time in slots:
+            while k < len(windows) and windows[k][0] < time:
+                heapq.heappush(waiting, windows[k][1])
+                k += 1
+            if not waiting or heapq.heappop(waiting) <= time:
+                return False
+        return True
 
     def _complete_world(self, piles: Any, observer: int, rng: Any) -> None:
         """The stock keeps its face-up top; the cards under it come in a uniformly random order."""

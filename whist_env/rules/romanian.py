@@ -130,19 +130,23 @@ class RomanianWhist(TrickTakingGame):
         return (f0 + self.deal_index - 1) % self.num_players
 
     def _first_deal_index(self, fixed: FixedDeal | None) -> int:
-        """0 for a game; uniform over the schedule for ``episode="hand"`` (§1.9), unless fixed."""
+        """0 for a game; uniform over the schedule for ``episode="hand"`` (§1.9; over the deals that
+        turn a trump when a ``turn_up`` is given), unless fixed."""
         extras = fixed.extras if fixed is not None else {}
         if extras.get("deal_index") is not None:
             return int(extras["deal_index"])
         if self.options.episode == "hand":
             if fixed is not None and fixed.hands is not None:  # the first deal of the given size
                 return self.schedule.index(fixed.hands[0].bit_count())
+            if extras.get("turn_up") is not None:  # a given turn-up: drawn among the deals that turn one
+                with_trump = [j for j, k in enumerate(self.schedule) if self._has_trump(k)]
+                return with_trump[int(self.rng.integers(len(with_trump)))]
             return int(self.rng.integers(len(self.schedule)))
         return 0
 
     def _check_deal_extras(self, fixed: FixedDeal) -> None:
         j = fixed.extras.get("deal_index")
-        if j is not None and not (isinstance(j, int) and 0 <= j < len(self.schedule)):
+        if j is not None and not (isinstance(j, int) and not isinstance(j, bool) and 0 <= j < len(self.schedule)):
             raise ValueError(f"deal_index must be an int 0..{len(self.schedule) - 1}, got {j!r}")
         text = fixed.extras.get("turn_up")
         if text is not None:
@@ -175,7 +179,7 @@ class RomanianWhist(TrickTakingGame):
             if size not in self.schedule:
                 raise ValueError(f"fixed hands must hold one of the deal sizes {sorted(set(self.schedule))}, got {size}")
             return size
-        if j is not None and not (isinstance(j, int) and 0 <= j < len(self.schedule)):
+        if j is not None and not (isinstance(j, int) and not isinstance(j, bool) and 0 <= j < len(self.schedule)):
             raise ValueError(f"deal_index must be an int 0..{len(self.schedule) - 1}, got {j!r}")
         return self.schedule[0 if j is None else j]
 
