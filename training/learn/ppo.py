@@ -55,7 +55,7 @@ from agents.checkpoint import check_compatible, make_checkpoint, save_checkpoint
 from agents.network import ActorCritic, PolicyNet, masked_entropy, masked_log_probs, sample_actions
 from training.learn.config import ExperimentConfig
 
-LEARNER = -1  # controller id of the current policy; snapshots use their serial number (>= 0)
+LEARNER = -1  # controller id of the current policy; snapshots use their serial number (>= 0), fixed opponents 2**40 + k
 
 
 # --------------------------------------------------------------------------- trajectories and GAE
@@ -709,7 +709,8 @@ class PPOTrainer:
     @staticmethod
     def _progress_fields(record: Mapping[str, float], steps_per_second: float) -> dict[str, str]:
         """The progress bar's fields: steps/s, the mean episode return of the learner against
-        the pool (``ret``, shown only once such an episode has ended) and the policy entropy."""
+        its opponents, pool snapshots and fixed agents (``ret``, shown only once such an episode
+        has ended) and the policy entropy."""
         fields = {"sps": f"{steps_per_second:.0f}"}
         if math.isfinite(record["episode_return_vs_pool"]):
             fields["ret"] = f"{record['episode_return_vs_pool']:.2f}"
