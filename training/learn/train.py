@@ -131,6 +131,7 @@ def next_steps(config_path: str, run_dir: Path, game: str, options: dict[str, An
         f"  whist eval --game {game}{flags} --agents checkpoint:{final} heuristic --deals 2000",
         f"  whist play --game {game}{flags} --opponents checkpoint:{final}   # play against it",
         f"  whist plot --logdir {run_dir} --out {run_dir / 'plots'}",
+        f"  whist zoo-export {run_dir}   # evaluate on 2,000 deals and make it the model zoo's {game} agent",
     ]
     if Path(config_path).name == "classic_default.yaml":
         lines.append("  whist train configs/classic_long.yaml   # a serious run (hours on 2 cores; resumable)")
