@@ -297,3 +297,19 @@ def test_each_zoo_agent_beats_random(game):
         assert key in info
     result = evaluate_pair(game, agent, make_agent("random", game, seed=1), 200, seed=4242, options=info["evaluation"]["options"])
     assert result.win_rate_ci[0] > 0.5
+
+
+def test_zoo_manifest_of_a_bidding_game_holds_its_bidding_statistics(tmp_path):
+    import json
+
+    from training.learn.zoo import export_zoo_agent
+
+    cfg = config_from_dict({**stack_config(tmp_path, "romanian_whist", total_steps=128, central_critic=False, opponents={}),
+                            "warm_start": None})
+    PPOTrainer(cfg, run_dir=cfg.run_dir()).train()
+    _, manifest_path, _ = export_zoo_agent(cfg.run_dir(), tmp_path / "zoo", deals=4, seed=99)
+    bidding = json.loads(manifest_path.read_text())["evaluation"]["bidding"]
+    assert set(bidding) == {"random", "heuristic"}
+    for table in bidding.values():
+        zoo = table["zoo:romanian_whist"]
+        assert zoo["bids"] > 0 and 0 <= zoo["exact"] <= zoo["bids"]

@@ -199,11 +199,13 @@ def format_bidding_stats(stats: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _json_ready(value: Any) -> Any:
+def json_ready(value: Any) -> Any:
+    """``value`` with mappings' keys as text, tuples as lists and non-finite floats as ``None``
+    (JSON has no NaN)."""
     if isinstance(value, Mapping):
-        return {str(k): _json_ready(v) for k, v in value.items()}
+        return {str(k): json_ready(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
-        return [_json_ready(v) for v in value]
+        return [json_ready(v) for v in value]
     if isinstance(value, float) and not math.isfinite(value):
         return None
     return value
@@ -230,5 +232,5 @@ def run_bid_stats(args: Any) -> int:
             where = f"{path}: " if isinstance(err, ValueError) and str(path) not in str(err) else ""
             raise CommandError(f"{where}{err}") from None
     stats = bidding_stats(records)
-    print(json.dumps(_json_ready(stats), indent=2) if args.json else format_bidding_stats(stats))
+    print(json.dumps(json_ready(stats), indent=2) if args.json else format_bidding_stats(stats))
     return 0

@@ -7,7 +7,9 @@ It writes two files to the zoo folder (``agents/zoo`` by default, :mod:`agents.z
 * ``<game>.json``: the manifest: game and rule options, the training config, seed, the commit
   that trained it, steps (after the warm start) and warm-start decisions, wall time, and the
   evaluation table: duplicate deals against ``random`` and ``heuristic`` on evaluation seeds
-  that training never used, with 95% intervals (``training.evaluation.match``).
+  that training never used, with 95% intervals (``training.evaluation.match``), and for Romanian
+  and Bid Whist the bidding statistics of those matches (exact bids, contracts made:
+  ``training.evaluation.bidding``).
 
 Both files are written atomically (a temporary file, then a rename), the checkpoint first, so an
 interrupted export never leaves a zoo agent without its weights.
@@ -22,6 +24,9 @@ from pathlib import Path
 from typing import Any
 
 from training.errors import CommandError, Interrupted
+
+#: Games whose manifest also holds bidding statistics (``training.evaluation.bidding``).
+BIDDING_GAMES = ("romanian_whist", "bid_whist")
 
 
 def _write_text_atomic(path: Path, text: str) -> None:
@@ -62,7 +67,9 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     from agents.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint
     from agents.network import PolicyNet
     from agents.neural import NeuralAgent
+    from training.evaluation.bidding import bidding_stats, json_ready
     from training.evaluation.match import evaluate_pair
+    from whist_env.records import read_records
 
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     final = run_dir / "checkpoints" / "final.pt"
@@ -75,9 +82,14 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     agent = NeuralAgent(actor, name=f"zoo:{game}", game=game, trained_options=options)
     results = []
     train_options = dict(config.get("options") or {})
-    for k, spec in enumerate(opponents if deals > 0 else ()):
-        results.append(evaluate_pair(game, agent, make_agent(spec, game, seed=seed + k), deals, seed=seed,
-                                     options=train_options, progress=progress))
+    bidding: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="whist-zoo-") as tmp:
+        for k, spec in enumerate(opponents if deals > 0 else ()):
+            records = Path(tmp) / f"{k}.jsonl" if game in BIDDING_GAMES else None
+            results.append(evaluate_pair(game, agent, make_agent(spec, game, seed=seed + k), deals, seed=seed,
+                                         options=train_options, progress=progress, records_path=records))
+            if records is not None:  # the exact-bid share or the contracts made, both players of the match
+                bidding[spec] = bidding_stats(read_records(records)).get(game, {})
     extra = ckpt.get("extra") or {}
     out_dir.mkdir(parents=True, exist_ok=True)
     pt_path = out_dir / f"{game}.pt"
@@ -97,7 +109,7 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
         "wall_seconds": extra.get("wall_seconds"),
         "versions": ckpt.get("versions"),
         "evaluation": {"deals_per_opponent": deals, "seed": seed, "options": train_options, "duplicate": True,
-                       "results": [r.to_dict() for r in results]},
+                       "results": [r.to_dict() for r in results], "bidding": json_ready(bidding)},
         "parameters": sum(int(p.numel()) for p in actor.parameters()),
         "torch": torch.__version__,
     }
