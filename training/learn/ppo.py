@@ -241,8 +241,11 @@ class SelfPlayCollector:
             self._new_episode(i, pool)
 
     def _pick_opponent(self, pool: Sequence[tuple[int, torch.nn.Module]]) -> tuple[str | None, int, Any]:
-        """``(label, key, opponent)`` of a new episode; ``(None, LEARNER, None)`` for self-play."""
-        u = self.rng.random() if self.mix else 1.0
+        """``(label, key, opponent)`` of a new episode; ``(None, LEARNER, None)`` for self-play.
+        No random number is drawn while no opponent is available (only ``pool``, still empty)."""
+        if not any(label != "pool" or pool for label, _ in self.mix):
+            return None, LEARNER, None
+        u = self.rng.random()
         for label, share in self.mix:
             if u < share:
                 if label != "pool":
