@@ -104,11 +104,6 @@ class ActorCritic(PolicyNet):
         self.critic_input_size = int(obs_size if critic_input_size is None else critic_input_size)
         self.critic = _mlp([self.critic_input_size, *self.hidden_sizes], 1, 1.0)
 
-    @property
-    def central_critic(self) -> bool:
-        """Whether the critic reads more than the observation (the global state)."""
-        return self.critic_input_size != self.obs_size
-
     def value(self, critic_input: torch.Tensor) -> torch.Tensor:
         """Value from the acting seat's point of view: float32 ``(B,)`` (in scaled reward units).
 

@@ -36,6 +36,19 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
+def _spec_forms() -> str:
+    from agents import AGENT_SPECS
+
+    return ", ".join(AGENT_SPECS)
+
+
+def _known_spec_kind(spec: str) -> bool:
+    """Whether ``spec`` is of a kind :func:`agents.make_agent` builds (its path is checked there)."""
+    from agents import AGENT_SPECS
+
+    return spec.strip().partition(":")[0].lower() in {form.partition(":")[0] for form in AGENT_SPECS}
+
+
 class PPOConfig(_Strict):
     """Hyperparameters of self-play PPO (``training.learn.ppo``).
 
@@ -80,12 +93,9 @@ class PPOConfig(_Strict):
     @field_validator("opponents")
     @classmethod
     def _opponent_shares(cls, v: dict[str, float]) -> dict[str, float]:
-        from agents import AGENT_SPECS
-
         for spec, share in v.items():
-            kind = spec.strip().partition(":")[0].lower()
-            if spec != "pool" and kind not in {form.partition(":")[0] for form in AGENT_SPECS}:
-                raise ValueError(f"unknown opponent {spec!r}; expected 'pool' or an agent spec ({', '.join(AGENT_SPECS)})")
+            if spec != "pool" and not _known_spec_kind(spec):
+                raise ValueError(f"unknown opponent {spec!r}; expected 'pool' or an agent spec ({_spec_forms()})")
             if not 0.0 <= share <= 1.0:
                 raise ValueError(f"the share of {spec!r} must lie in [0, 1], got {share}")
         if sum(v.values()) > 1.0 + 1e-9:
@@ -126,9 +136,8 @@ class EvalConfig(_Strict):
     @classmethod
     def _specs(cls, v: list[str]) -> list[str]:
         for spec in v:
-            kind = spec.strip().partition(":")[0].lower()
-            if kind not in ("random", "heuristic", "checkpoint", "zoo", "sb3"):
-                raise ValueError(f"unknown agent spec {spec!r}; expected 'random', 'heuristic', 'checkpoint:PATH', 'zoo:GAME' or 'sb3:PATH'")
+            if not _known_spec_kind(spec):
+                raise ValueError(f"unknown agent spec {spec!r}; expected one of {_spec_forms()}")
         return v
 
 
