@@ -21,9 +21,9 @@ import contextlib
 import os
 import platform
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import torch
 
@@ -104,13 +104,11 @@ def _plain(value: Any) -> Any:
     raise TypeError(f"cannot store a {type(value).__name__} in a checkpoint (plain types and tensors only)")
 
 
-def save_checkpoint(checkpoint: Mapping[str, Any], path: str | os.PathLike) -> Path:
-    """Write ``checkpoint`` to ``path`` atomically and return the path.
-
-    The data goes to a temporary file in the same folder, is flushed and ``fsync``-ed, then
-    ``os.replace``-d over ``path``: a reader (or a crash, or Ctrl-C) sees either the old file or
-    the new one, never a partial file. On any exception the temporary file is removed and the
-    previous checkpoint is left untouched.
+def write_file_atomic(path: str | os.PathLike, write: Callable[[BinaryIO], Any]) -> Path:
+    """Write a file atomically: ``write(f)`` fills a temporary file in the same folder, which is
+    flushed, ``fsync``-ed and ``os.replace``-d over ``path``, so a reader (or a crash, or Ctrl-C)
+    sees either the old file or the new one, never a partial file. On any exception the temporary
+    file is removed and the previous file is left untouched. Returns the path.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -120,7 +118,7 @@ def save_checkpoint(checkpoint: Mapping[str, Any], path: str | os.PathLike) -> P
         os.umask(umask)
         os.chmod(tmp_name, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
         with os.fdopen(fd, "wb") as f:
-            torch.save(dict(checkpoint), f)
+            write(f)
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp_name, path)
@@ -135,6 +133,14 @@ def save_checkpoint(checkpoint: Mapping[str, Any], path: str | os.PathLike) -> P
         finally:
             os.close(dir_fd)
     return path
+
+
+def save_checkpoint(checkpoint: Mapping[str, Any], path: str | os.PathLike) -> Path:
+    """Write ``checkpoint`` to ``path`` atomically (:func:`write_file_atomic`) and return the
+    path: a reader, a crash or Ctrl-C sees either the old file or the new one, never a partial
+    file, and on any exception the previous checkpoint is left untouched.
+    """
+    return write_file_atomic(path, lambda f: torch.save(dict(checkpoint), f))
 
 
 def load_checkpoint(

@@ -29,22 +29,6 @@ from training.errors import CommandError, Interrupted
 BIDDING_GAMES = ("romanian_whist", "bid_whist")
 
 
-def _write_text_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
-        with os.fdopen(fd, "w") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
 def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, deals: int, seed: int,
                      opponents: tuple[str, ...] = ("random", "heuristic"), progress: bool = False) -> tuple[Path, Path, list[Any]]:
     """Evaluate ``run_dir``'s ``checkpoints/final.pt`` and write the zoo files of its game.
@@ -64,7 +48,7 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     import torch
 
     from agents import make_agent
-    from agents.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint
+    from agents.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint, write_file_atomic
     from agents.network import PolicyNet
     from agents.neural import NeuralAgent
     from training.evaluation.bidding import bidding_stats, json_ready
@@ -114,7 +98,8 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
         "torch": torch.__version__,
     }
     json_path = pt_path.with_suffix(".json")
-    _write_text_atomic(json_path, json.dumps(manifest, indent=2) + "\n")
+    text = json.dumps(manifest, indent=2) + "\n"
+    write_file_atomic(json_path, lambda f: f.write(text.encode()))
     return pt_path, json_path, results
 
 
