@@ -332,5 +332,5 @@ def test_german_true_hands_always_fit_their_history(seed):
     while not env.game.done:
         g = env.game
         for observer in (0, 1):
-            assert g._hands_consistent({1 - observer: g.hands[1 - observer]}, observer)
+            assert g._hand_check(observer)({1 - observer: g.hands[1 - observer]})
         env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,9 +193,10 @@ class TrickTakingGame:
             suit = eff[card]
             allowed[card] = sum(1 << index[(kind, where)] for kind, where in places
                                 if not (kind == "hand" and suit != NO_SUIT and voids[where] >> suit & 1))
-        for _ in range(self.MAX_WORLD_TRIES):
+        fits = self._hand_check(observer)
+        for _ in range(self.MAX_WORLD_TRIES if fits is not None else 1):
             placement = sample_placement(allowed, capacities, rng)
-            if self._hands_consistent({where: placement[i] for i, (kind, where) in enumerate(slots) if kind == "hand"}, observer):
+            if fits is None or fits({where: placement[i] for i, (kind, where) in enumerate(slots) if kind == "hand"}):
                 break
         else:
             raise NoConsistentWorld(f"no world consistent with the history found in {self.MAX_WORLD_TRIES} draws")
@@ -210,16 +211,16 @@ class TrickTakingGame:
         world.hand_deal = {**self.hand_deal, "hands": {s: mask_to_str(h) for s, h in enumerate(world.dealt)}, **world._world_deal_extras()}
         return world
 
-    #: draws of the hidden hands before :meth:`resample` gives up (only a variant whose
-    #: :meth:`_hands_consistent` can refuse a draw, German Whist, ever draws more than once)
+    #: draws of the hidden hands before :meth:`resample` gives up (only a variant with a
+    #: :meth:`_hand_check`, German Whist, ever draws more than once)
     MAX_WORLD_TRIES = 20_000
 
-    def _hands_consistent(self, hands: Mapping[int, int], observer: int) -> bool:
-        """Whether sampled hidden hands (seat -> card bitmask, every seat but ``observer``) fit
-        the public history beyond the per-card constraints of :meth:`resample` (voids, known
-        places). Draws that do not are redrawn, so the worlds stay uniform among those that fit.
-        Default: always."""
-        return True
+    def _hand_check(self, observer: int) -> Callable[[Mapping[int, int]], bool] | None:
+        """A test of sampled hidden hands (seat -> card bitmask, every seat but ``observer``)
+        against the public history beyond the per-card constraints of :meth:`resample` (voids,
+        known places), built once per world from the public history; draws it refuses are
+        redrawn, so the worlds stay uniform among those that pass. Default: ``None``, no test."""
+        return None
 
     def _revokes_in_history(self) -> list[tuple[int, int]]:
         """The revokes of this hand's plays under the current hands, ``(seat, led suit)`` in order

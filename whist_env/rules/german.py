@@ -5,7 +5,7 @@ card (the loser draws the hidden next card), then 13 scoring tricks.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from whist_env.engine.cards import card_to_str, cards_of, mask_from_strs, mask_to_str, suit_of
@@ -146,8 +146,9 @@ class GermanWhist(TrickTakingGame):
         """The face-up stock cards the opponent took are in its hand until played (RULES.md §4)."""
         return {c: [("hand", 1 - observer)] for c in cards_of(self.known[1 - observer])}
 
-    def _hands_consistent(self, hands: Mapping[int, int], observer: int) -> bool:
-        """Whether the opponent's sampled hand fits its history of voids and blind draws.
+    def _hand_check(self, observer: int) -> Callable[[Mapping[int, int]], bool] | None:
+        """Whether the opponent's sampled hand fits its history of voids and blind draws (the
+        history is read once, here; the returned test runs on each draw).
 
         A blind draw may refill a suit the opponent has shown out of, so the per-card constraint
         (``void_suits``) forgets a void at the draw. What remains true is that every card of a
@@ -164,7 +165,7 @@ class GermanWhist(TrickTakingGame):
         its owner showed out of is over-weighted against one that does not.
         """
         if getattr(self.options, "allow_revoke", False):
-            return True  # a show-out proves nothing
+            return None  # a show-out proves nothing
         import heapq
 
         opponent = 1 - observer
@@ -190,24 +191,30 @@ class GermanWhist(TrickTakingGame):
             elif kind == "stock_draw" and event[1] == opponent:
                 draws.append(t)
         now = len(self.events)
-        cards = [(c, played.get(c, now)) for c in [*played, *cards_of(hands[opponent])] if c not in taken]
-        windows = []  # (earliest arrival, latest arrival) per card, exclusive
-        for card, present in cards:
-            last_show = max((t for t, suit in shows if suit == eff[card] and t < present), default=-2)
-            windows.append((last_show, present))
         slots = [-1] * self.HAND_SIZE + draws  # the deal comes at time -1, before every event
-        if len(slots) != len(windows):
-            return False
-        windows.sort()
-        waiting: list[int] = []  # deadlines of the cards that may arrive at the current slot
-        k = 0
-        for time in slots:
-            while k < len(windows) and windows[k][0] < time:
-                heapq.heappush(waiting, windows[k][1])
-                k += 1
-            if not waiting or heapq.heappop(waiting) <= time:
+
+        def arrival_window(card: int, present: int) -> tuple[int, int]:
+            """(earliest, latest) arrival time of a card held at ``present``, both exclusive."""
+            return max((t for t, suit in shows if suit == eff[card] and t < present), default=-2), present
+
+        played_windows = [arrival_window(c, t) for c, t in played.items() if c not in taken]
+
+        def fits(hands: Mapping[int, int]) -> bool:
+            windows = played_windows + [arrival_window(c, now) for c in cards_of(hands[opponent]) if c not in taken]
+            if len(slots) != len(windows):
                 return False
-        return True
+            windows.sort()
+            waiting: list[int] = []  # deadlines of the cards that may arrive at the current slot
+            k = 0
+            for time in slots:
+                while k < len(windows) and windows[k][0] < time:
+                    heapq.heappush(waiting, windows[k][1])
+                    k += 1
+                if not waiting or heapq.heappop(waiting) <= time:
+                    return False
+            return True
+
+        return fits
 
     def _complete_world(self, piles: Any, observer: int, rng: Any) -> None:
         """The stock keeps its face-up top; the cards under it come in a uniformly random order."""
