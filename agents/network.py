@@ -66,6 +66,13 @@ class PolicyNet(nn.Module):
         raw = self.actor(obs)
         return raw.masked_fill(mask == 0, MASKED_LOGIT)
 
+    def frozen(self) -> PolicyNet:
+        """This network in eval mode with gradients off (a snapshot, an opponent); returns self."""
+        self.eval()
+        for p in self.parameters():
+            p.requires_grad_(False)
+        return self
+
     @classmethod
     def from_actor_critic_state(cls, state: Mapping[str, torch.Tensor], obs_size: int, num_actions: int,
                                 hidden_sizes: Sequence[int]) -> PolicyNet:
@@ -117,10 +124,7 @@ class ActorCritic(PolicyNet):
         """A frozen copy of the actor alone (for opponents and play)."""
         net = PolicyNet(self.obs_size, self.num_actions, self.hidden_sizes).to(next(self.parameters()).device)
         net.actor.load_state_dict(self.actor.state_dict())
-        net.eval()
-        for p in net.parameters():
-            p.requires_grad_(False)
-        return net
+        return net.frozen()
 
 
 def masked_log_probs(logits: torch.Tensor) -> torch.Tensor:

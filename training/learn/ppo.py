@@ -581,11 +581,7 @@ class PPOTrainer:
 
     def _frozen(self, state: Mapping[str, torch.Tensor]) -> PolicyNet:
         """A frozen actor from a stored state dict (a snapshot or the warm-start policy)."""
-        net = PolicyNet.from_actor_critic_state(state, self.obs_size, self.num_actions, self.cfg.hidden_sizes).to(self.device)
-        net.eval()
-        for p in net.parameters():
-            p.requires_grad_(False)
-        return net
+        return PolicyNet.from_actor_critic_state(state, self.obs_size, self.num_actions, self.cfg.hidden_sizes).to(self.device).frozen()
 
     def _session_seconds(self) -> float:
         return 0.0 if self._session_start is None else time.perf_counter() - self._session_start
