@@ -10,6 +10,8 @@ pickle). Keys:
 * ``model`` (state_dict of :class:`agents.network.ActorCritic`), ``optimizer`` (state_dict or None)
 * ``critic_input_size`` (int; format 2): the critic's input length, the observation's or, for a
   centralised critic, the global state's (format 1 files: the observation's)
+* ``bid_features`` (list of int; format 3): the observation indices that mark a bidding decision
+  for the actor's bid head (empty, and absent from older files: no bid head)
 * ``config`` (dict: the experiment config), ``versions`` (dict: whist_env, torch, python)
 * ``global_step``, ``update`` (int), ``rng`` (dict of RNG states), ``opponent_pool`` (list of
   state_dicts), ``extra`` (dict)
@@ -30,7 +32,7 @@ import torch
 from agents.sb3_agent import is_sb3_zip
 
 FORMAT = "whist-env-checkpoint"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
 REQUIRED_KEYS = ("format", "format_version", "game", "options", "obs_size", "num_actions", "hidden_sizes", "model")
 
 
@@ -50,6 +52,7 @@ def make_checkpoint(
     num_actions: int,
     hidden_sizes: list[int],
     critic_input_size: int | None = None,
+    bid_features: list[int] | None = None,
     config: Mapping[str, Any] | None = None,
     optimizer: torch.optim.Optimizer | None = None,
     global_step: int = 0,
@@ -68,6 +71,7 @@ def make_checkpoint(
         "num_actions": int(num_actions),
         "hidden_sizes": [int(h) for h in hidden_sizes],
         "critic_input_size": int(obs_size if critic_input_size is None else critic_input_size),
+        "bid_features": [int(i) for i in (bid_features or [])],
         "model": _cpu_state(model.state_dict()),
         "optimizer": None if optimizer is None else _plain(optimizer.state_dict()),
         "config": _plain(dict(config or {})),

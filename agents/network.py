@@ -8,6 +8,7 @@ the PPO loss all use, so the policy is the same distribution everywhere.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -39,31 +40,83 @@ class PolicyNet(nn.Module):
     """The actor alone: an MLP from the seat-relative observation to masked logits. This is
     what plays (``NeuralAgent``, training opponents); it never reads hidden cards.
 
+    With ``bid_features`` the actor also has a **bid head**: a second MLP giving, for every
+    action, the value (the hand's return in scaled points) of choosing it in a bidding phase,
+    learned by Monte-Carlo regression (Deep Monte-Carlo, Zha et al. 2021, DouZero). A decision
+    is a bid when any of the observation entries ``bid_features`` is 1 (the rules'
+    ``BIDDING_PHASES`` in the ``phase`` one-hot); there the policy is ε-greedy on the bid
+    values (``bid_epsilon``, 0 for play: the best legal bid), elsewhere the softmax of the
+    actor's logits.
+
     Args:
         obs_size: D, length of the float32 observation vector.
         num_actions: A, size of the game's ``Discrete`` action space.
         hidden_sizes: widths of the hidden layers (tanh activations).
+        bid_features: observation indices marking a bidding decision (empty: no bid head).
     Raises:
-        ValueError: ``hidden_sizes`` is empty.
+        ValueError: ``hidden_sizes`` is empty, or a bid feature lies outside ``[0, D)``.
     """
 
-    def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int] = (256, 256)) -> None:
+    def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int] = (256, 256),
+                 bid_features: Sequence[int] = ()) -> None:
         super().__init__()
         if not hidden_sizes:
             raise ValueError("hidden_sizes must name at least one hidden layer")
         self.obs_size = int(obs_size)
         self.num_actions = int(num_actions)
         self.hidden_sizes = [int(h) for h in hidden_sizes]
+        self.bid_features = [int(i) for i in bid_features]
+        if any(not 0 <= i < self.obs_size for i in self.bid_features):
+            raise ValueError(f"bid_features must lie in [0, {self.obs_size}), got {self.bid_features}")
+        #: exploration of the bid head: the share of bidding decisions made uniformly at random
+        self.bid_epsilon = 0.0
         self.actor = _mlp([self.obs_size, *self.hidden_sizes], self.num_actions, 0.01)
+        self.bid = _mlp([self.obs_size, *self.hidden_sizes], self.num_actions, 0.01) if self.bid_features else None
+        self.register_buffer("_bid_index", torch.tensor(self.bid_features, dtype=torch.long), persistent=False)
+
+    def bidding(self, obs: torch.Tensor) -> torch.Tensor:
+        """Which rows are bidding decisions: bool ``(B,)`` (all ``False`` without a bid head).
+
+        Args:
+            obs: float32 ``(B, D)`` observations.
+        """
+        if self.bid is None:
+            return torch.zeros(obs.shape[0], dtype=torch.bool, device=obs.device)
+        return obs.index_select(1, self._bid_index).sum(-1) > 0
+
+    def bid_values(self, obs: torch.Tensor) -> torch.Tensor:
+        """The bid head's value of every action: float32 ``(B, A)`` (scaled points; only legal
+        bids mean anything).
+
+        Raises:
+            ValueError: the network has no bid head.
+        """
+        if self.bid is None:
+            raise ValueError("this network has no bid head (no bid_features)")
+        return self.bid(obs)
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Masked logits: float32 ``(B, A)``; illegal entries (``mask == 0``) are :data:`MASKED_LOGIT`.
+
+        Rows that are bidding decisions (see :meth:`bidding`) hold the log-probabilities of the
+        ε-greedy policy on :meth:`bid_values` (no gradient flows through them).
 
         Args:
             obs: float32 ``(B, D)``, observation vectors (never the global state).
             mask: ``(B, A)`` 0/1 (any dtype; nonzero = legal); every row needs a legal action.
         """
         raw = self.actor(obs)
+        if self.bid is not None:
+            rows = self.bidding(obs).nonzero().squeeze(-1)
+            if rows.numel():
+                with torch.no_grad():
+                    legal = mask.index_select(0, rows) != 0
+                    values = self.bid(obs.index_select(0, rows)).masked_fill(~legal, -math.inf)
+                    best = nn.functional.one_hot(values.argmax(-1), self.num_actions).bool()
+                    eps = float(self.bid_epsilon)
+                    probs = eps * legal / legal.sum(-1, keepdim=True) + (1.0 - eps) * best
+                    greedy = torch.where(probs > 0, probs.clamp_min(1e-30).log(), torch.full_like(probs, MASKED_LOGIT))
+                raw = raw.index_put((rows,), greedy)
         return raw.masked_fill(mask == 0, MASKED_LOGIT)
 
     def frozen(self) -> PolicyNet:
@@ -75,16 +128,16 @@ class PolicyNet(nn.Module):
 
     @classmethod
     def from_actor_critic_state(cls, state: Mapping[str, torch.Tensor], obs_size: int, num_actions: int,
-                                hidden_sizes: Sequence[int]) -> PolicyNet:
-        """The actor of an :class:`ActorCritic` state dict (its ``actor.*`` entries; the critic,
-        which may read the global state, is left out).
+                                hidden_sizes: Sequence[int], bid_features: Sequence[int] = ()) -> PolicyNet:
+        """The actor of an :class:`ActorCritic` state dict (its ``actor.*`` and ``bid.*``
+        entries; the critic, which may read the global state, is left out).
 
         Raises:
             ValueError: the weights do not fit the declared sizes.
         """
-        net = cls(obs_size, num_actions, hidden_sizes)
+        net = cls(obs_size, num_actions, hidden_sizes, bid_features)
         try:
-            net.load_state_dict({k: v for k, v in state.items() if k.startswith("actor.")})
+            net.load_state_dict({k: v for k, v in state.items() if k.startswith(("actor.", "bid."))})
         except RuntimeError as exc:
             raise ValueError(f"actor weights do not fit their declared shapes: {exc}") from exc
         return net
@@ -103,11 +156,12 @@ class ActorCritic(PolicyNet):
         num_actions: A, size of the game's ``Discrete`` action space.
         hidden_sizes: widths of the hidden layers of each trunk (tanh activations).
         critic_input_size: length of the critic's input (``None``: ``obs_size``).
+        bid_features: observation indices marking a bidding decision (see :class:`PolicyNet`).
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int] = (256, 256),
-                 critic_input_size: int | None = None) -> None:
-        super().__init__(obs_size, num_actions, hidden_sizes)
+                 critic_input_size: int | None = None, bid_features: Sequence[int] = ()) -> None:
+        super().__init__(obs_size, num_actions, hidden_sizes, bid_features)
         self.critic_input_size = int(obs_size if critic_input_size is None else critic_input_size)
         self.critic = _mlp([self.critic_input_size, *self.hidden_sizes], 1, 1.0)
 
@@ -121,9 +175,10 @@ class ActorCritic(PolicyNet):
         return self.critic(critic_input).squeeze(-1)
 
     def policy(self) -> PolicyNet:
-        """A frozen copy of the actor alone (for opponents and play)."""
-        net = PolicyNet(self.obs_size, self.num_actions, self.hidden_sizes).to(next(self.parameters()).device)
-        net.actor.load_state_dict(self.actor.state_dict())
+        """A frozen copy of the actor alone, bid head included (for opponents and play; its
+        ``bid_epsilon`` is 0)."""
+        net = PolicyNet(self.obs_size, self.num_actions, self.hidden_sizes, self.bid_features).to(next(self.parameters()).device)
+        net.load_state_dict({k: v for k, v in self.state_dict().items() if k.startswith(("actor.", "bid."))})
         return net.frozen()
 
 

@@ -102,8 +102,7 @@ class NeuralAgent:
             check_compatible(ckpt, obs_size=env.observation_space(agent0)["observation"].shape[0],
                              num_actions=env.action_space(agent0).n, source=f"checkpoint {path}")
         try:  # the actor only: a centralised critic is a training aid that reads hidden cards
-            net = PolicyNet.from_actor_critic_state(ckpt["model"], int(ckpt["obs_size"]), int(ckpt["num_actions"]),
-                                                    list(ckpt["hidden_sizes"]))
+            net = actor_from_checkpoint(ckpt)
         except ValueError as exc:
             raise ValueError(f"checkpoint {path}: {exc}") from exc
         if name is None:
@@ -111,3 +110,14 @@ class NeuralAgent:
             name = f"ppo:{run_name or Path(path).stem}"
         return cls(net, name=name, greedy=greedy, device=device, seed=seed, game=ckpt["game"],
                    trained_options=ckpt.get("options"))
+
+
+def actor_from_checkpoint(ckpt: Mapping[str, Any]) -> PolicyNet:
+    """The actor (bid head included) of a loaded checkpoint dict (``agents.checkpoint``); the
+    critic is left out.
+
+    Raises:
+        ValueError: the weights do not fit the checkpoint's declared sizes.
+    """
+    return PolicyNet.from_actor_critic_state(ckpt["model"], int(ckpt["obs_size"]), int(ckpt["num_actions"]),
+                                             list(ckpt["hidden_sizes"]), list(ckpt.get("bid_features") or []))

@@ -44,7 +44,8 @@ def variant_config(data: dict[str, Any], variant: str) -> dict[str, Any]:
     return data
 
 
-def run_variant(config_path: str, variant: str, seconds: float, deals: int, eval_seed: int, out: str) -> dict[str, Any]:
+def run_variant(config_path: str, variant: str, seconds: float, deals: int, eval_seed: int, out: str,
+                warm_decisions: int | None = None) -> dict[str, Any]:
     """Train one variant for ``seconds`` and evaluate it against the heuristic; returns its row."""
     import torch
     import yaml
@@ -57,7 +58,10 @@ def run_variant(config_path: str, variant: str, seconds: float, deals: int, eval
     from training.learn.ppo import PPOTrainer
 
     torch.set_num_threads(1)
-    data = variant_config(yaml.safe_load(Path(config_path).read_text()), variant)
+    data = yaml.safe_load(Path(config_path).read_text())
+    if warm_decisions is not None and data.get("warm_start"):
+        data["warm_start"]["decisions"] = warm_decisions
+    data = variant_config(data, variant)
     data["log_dir"], data["run_name"] = out, variant
     config = config_from_dict(data, source=f"{config_path} ({variant})")
     run_dir = config.run_dir()
@@ -82,13 +86,16 @@ def main() -> None:
     parser.add_argument("--deals", type=int, default=2000, help="duplicate deals against the heuristic (default 2000)")
     parser.add_argument("--eval-seed", type=int, default=2027, help="seed of the evaluation deals (default 2027)")
     parser.add_argument("--jobs", type=int, default=2, help="variants trained at once (default 2)")
+    parser.add_argument("--warm-decisions", type=int, default=None,
+                        help="teacher decisions of the warm start (default: the config's), to leave PPO time in a short budget")
     parser.add_argument("--out", default="runs/ablation")
     args = parser.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
     print(f"{len(args.variants)} variants of {args.config}, {args.minutes:g} min each, {args.jobs} at a time: "
           f"about {args.minutes * -(-len(args.variants) // args.jobs):.0f} min plus evaluation", flush=True)
     with ProcessPoolExecutor(max_workers=args.jobs) as pool:
-        futures = [pool.submit(run_variant, args.config, v, 60 * args.minutes, args.deals, args.eval_seed, args.out) for v in args.variants]
+        futures = [pool.submit(run_variant, args.config, v, 60 * args.minutes, args.deals, args.eval_seed, args.out,
+                               args.warm_decisions) for v in args.variants]
         rows = []
         for f in futures:
             rows.append(f.result())
@@ -100,7 +107,8 @@ def main() -> None:
         plo, phi = r["points_per_hand_ci"]
         print(f"{r['variant']:<24} {r['steps']:>10,} {r['warm_decisions']:>10,}  {100 * r['win_rate']:5.1f}% [{100 * lo:.1f}, {100 * hi:.1f}]"
               f"{'':<14} {r['points_per_hand']:+.3f} [{plo:+.3f}, {phi:+.3f}]")
-    (Path(args.out) / "ablation.json").write_text(json.dumps({"config": args.config, "minutes": args.minutes, "rows": rows}, indent=2) + "\n")
+    (Path(args.out) / "ablation.json").write_text(json.dumps({"config": args.config, "minutes": args.minutes,
+                                                                      "warm_decisions": args.warm_decisions, "rows": rows}, indent=2) + "\n")
     print(f"wrote {Path(args.out) / 'ablation.json'}")
 
 

@@ -54,14 +54,18 @@ class ObservationLog:
 # --------------------------------------------------------------------------- the actor never reads hidden cards
 @pytest.mark.parametrize("game", GAMES)
 def test_actor_reads_only_observations_while_the_critic_reads_the_state(tmp_path, game):
-    cfg = config_from_dict(stack_config(tmp_path, game))
+    """Every part at once, in every game: warm start, centralised critic, mixed opponents, KL
+    anchor and, where the game bids, the bid head."""
+    bids = bool(whist_env.GAMES[game].raw_env().game.BIDDING_PHASES)
+    cfg = config_from_dict(stack_config(tmp_path, game, bid_head=bids))
     trainer = PPOTrainer(cfg)
     log = ObservationLog(trainer.make_env)
     trainer.make_env = log
     trainer.collector = SelfPlayCollector(log, 4, trainer.rng, trainer.generator, mix=cfg.train.opponents,
                                           opponents=trainer.collector.fixed, central_critic=True)
     actor_inputs, critic_widths = [], set()
-    trainer.net.actor.register_forward_pre_hook(lambda mod, args: actor_inputs.append(args[0].detach().numpy().copy()))
+    for head in (trainer.net.actor, trainer.net.bid) if bids else (trainer.net.actor,):
+        head.register_forward_pre_hook(lambda mod, args: actor_inputs.append(args[0].detach().numpy().copy()))
     trainer.net.critic.register_forward_pre_hook(lambda mod, args: critic_widths.add(args[0].shape[-1]))
     trainer.train()
     state_size = trainer.make_env().state_space.shape[0]
@@ -72,6 +76,9 @@ def test_actor_reads_only_observations_while_the_critic_reads_the_state(tmp_path
     assert all(row.shape == (trainer.obs_size,) for row in rows)
     # every row the actor ever read is an observation some env handed to its acting agent
     assert all(row.astype(np.float32).tobytes() in log.seen for row in rows)
+    if bids:
+        losses = [r["bid_loss"] for r in trainer.history if "bid_loss" in r]  # updates with a finished episode
+        assert losses and all(math.isfinite(x) for x in losses) and any(x > 0 for x in losses)
 
 
 def test_play_loads_the_actor_only(tmp_path):
@@ -313,3 +320,136 @@ def test_zoo_manifest_of_a_bidding_game_holds_its_bidding_statistics(tmp_path):
     for table in bidding.values():
         zoo = table["zoo:romanian_whist"]
         assert zoo["bids"] > 0 and 0 <= zoo["exact"] <= zoo["bids"]
+
+
+# --------------------------------------------------------------------------- bid head (Deep Monte-Carlo bids)
+BIDDING_GAMES = [g for g in GAMES if whist_env.GAMES[g].raw_env().game.BIDDING_PHASES]
+
+
+def test_the_bidding_games_and_their_bidding_phases():
+    phases = {g: whist_env.GAMES[g].raw_env().game.BIDDING_PHASES for g in GAMES}
+    assert phases == {"bid_whist": ("auction", "declare"), "classic_whist": (), "cutthroat_whist": (), "german_whist": (),
+                      "minnesota_whist": ("bid_card",), "romanian_whist": ("bid",)}
+
+
+def test_a_bid_head_in_a_game_without_bids_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="classic_whist has no bidding phase"):
+        config_from_dict(stack_config(tmp_path, "classic_whist", bid_head=True))
+
+
+def _bidding_observation(game, seed=0):
+    env = whist_env.GAMES[game].raw_env(episode="hand")
+    env.reset(seed=seed)
+    assert env.game.phase in env.game.BIDDING_PHASES
+    return env, env.observe(env.agent_selection)
+
+
+@pytest.mark.parametrize("game", BIDDING_GAMES)
+def test_bids_follow_the_bid_values_epsilon_greedily(game):
+    from training.learn.ppo import bidding_features
+
+    env, ob = _bidding_observation(game)
+    net = PolicyNet(len(ob["observation"]), len(ob["action_mask"]), [8], bidding_features(env))
+    obs = torch.as_tensor(ob["observation"])[None]
+    mask = torch.as_tensor(ob["action_mask"])[None]
+    assert net.bidding(obs).tolist() == [True]
+    legal = np.flatnonzero(ob["action_mask"])
+    values = net.bid_values(obs)[0].detach().numpy()
+    best = int(legal[np.argmax(values[legal])])
+    probs = torch.softmax(net.logits(obs, mask), -1)[0].detach().numpy()
+    assert probs[best] == 1.0 and probs.sum() == 1.0  # greedy (bid_epsilon 0): the best legal bid
+    net.bid_epsilon = 0.25
+    probs = torch.softmax(net.logits(obs, mask), -1)[0].detach().numpy()
+    expected = np.zeros_like(probs)
+    expected[legal] = 0.25 / len(legal)
+    expected[best] += 0.75
+    assert np.allclose(probs, expected, atol=1e-6)
+    # card play is the actor's softmax: the bid head does not touch it
+    env2 = whist_env.GAMES[game].raw_env(episode="hand")
+    env2.reset(seed=0)
+    while env2.game.phase not in env2.game.CARD_PLAY_PHASES:
+        env2.step(int(np.flatnonzero(env2.observe(env2.agent_selection)["action_mask"])[0]))
+    play = env2.observe(env2.agent_selection)
+    pobs, pmask = torch.as_tensor(play["observation"])[None], torch.as_tensor(play["action_mask"])[None]
+    assert net.bidding(pobs).tolist() == [False]
+    assert torch.equal(net.logits(pobs, pmask), net.actor(pobs).masked_fill(pmask == 0, -1e9))
+
+
+def test_bids_leave_the_policy_gradient_and_train_the_bid_head():
+    from training.learn.config import PPOConfig
+    from training.learn.ppo import Batch, bidding_features, ppo_update
+
+    env, ob = _bidding_observation("romanian_whist")
+    net = ActorCritic(len(ob["observation"]), len(ob["action_mask"]), [8], bid_features=bidding_features(env))
+    m = 6
+    obs = torch.as_tensor(np.stack([ob["observation"]] * m))
+    action = int(np.flatnonzero(ob["action_mask"])[0])
+    batch = Batch(obs=obs, masks=torch.as_tensor(np.stack([ob["action_mask"]] * m)), actions=torch.full((m,), action),
+                  logprobs=torch.zeros(m), values=torch.zeros(m), advantages=torch.arange(m, dtype=torch.float32),
+                  returns=torch.ones(m), mc_returns=torch.full((m,), 2.0), critic_inputs=obs)
+    actor_before = [p.detach().clone() for p in net.actor.parameters()]
+    bid_before = net.bid_values(obs[:1])[0, action].item()
+    optimizer = torch.optim.SGD(net.parameters(), lr=0.1)
+    out = ppo_update(net, optimizer, batch, PPOConfig(update_epochs=3, minibatch_size=m), torch.Generator().manual_seed(0))
+    assert out["policy_loss"] == 0.0 and out["entropy"] == 0.0 and out["bid_loss"] > 0
+    assert all(torch.equal(a, b) for a, b in zip(actor_before, net.actor.parameters()))  # only bids: the actor is untouched
+    assert abs(net.bid_values(obs[:1])[0, action].item() - 2.0) < abs(bid_before - 2.0)  # moved toward the return
+
+
+def test_monte_carlo_returns_of_a_batch_are_the_undiscounted_sums_to_the_end():
+    from training.learn.ppo import Trajectory
+
+    tr = Trajectory(seat=0, obs=[np.zeros(3, np.float32)] * 3, masks=[np.ones(2, np.int8)] * 3, actions=[0, 1, 0],
+                    logprobs=[0.0] * 3, values=[5.0, -1.0, 2.0], rewards=[0.5, 0.0, 2.0])
+    batch = build_batch([tr], gamma=1.0, gae_lambda=0.5)
+    assert batch.mc_returns.tolist() == [2.5, 2.0, 2.0]  # no bootstrap from the (arbitrary) values
+
+
+def test_teacher_bid_exploration_replaces_bids_only():
+    from training.learn.ppo import bidding_features
+
+    make = lambda: whist_env.GAMES["romanian_whist"].raw_env(episode="hand")  # noqa: E731
+    teacher = make_agent("heuristic", "romanian_whist")
+    features = bidding_features(make())
+    explored = teacher_samples(make, teacher, 40, np.random.default_rng(1), bid_features=features, bid_explore=1.0)
+    is_bid = explored.obs[:, features].any(1)
+    assert 0 < is_bid.sum() < len(explored)
+    # replay: the same draws give every bid uniformly at random, every card by the teacher
+    rng, env, k, overruled = np.random.default_rng(1), make(), 0, 0
+    while k < len(explored):
+        env.reset(seed=int(rng.integers(2**31 - 1)))
+        for agent in env.agent_iter():
+            if env.terminations[agent]:
+                env.step(None)
+                continue
+            ob = env.observe(agent)
+            if env.game.phase == "bid":
+                assert is_bid[k] and rng.random() < 1.0
+                expected = int(rng.choice(np.flatnonzero(ob["action_mask"])))
+                overruled += expected != teacher.act(ob, env.information_state(agent))
+            else:
+                assert not is_bid[k]
+                expected = teacher.act(ob, env.information_state(agent))
+            assert explored.actions[k] == expected
+            env.step(expected)
+            k += 1
+    assert overruled > 0
+
+
+def test_a_bid_head_checkpoint_plays_through_neural_agent_and_the_zoo_export(tmp_path):
+    from training.learn.zoo import export_zoo_agent
+
+    cfg = config_from_dict(stack_config(tmp_path, "romanian_whist", bid_head=True))
+    trainer = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    trainer.train()
+    path = cfg.run_dir() / "checkpoints" / "final.pt"
+    assert load_checkpoint(path)["bid_features"] == trainer.bid_features != []
+    agent = NeuralAgent.from_checkpoint(path, game="romanian_whist")
+    assert agent.network.bid_features == trainer.bid_features and agent.network.bid_epsilon == 0.0
+    env, ob = _bidding_observation("romanian_whist", seed=4)
+    legal = np.flatnonzero(ob["action_mask"])
+    values = trainer.net.bid_values(torch.as_tensor(ob["observation"])[None])[0].detach().numpy()
+    assert agent.act(ob) == legal[np.argmax(values[legal])]
+    pt, _, _ = export_zoo_agent(cfg.run_dir(), tmp_path / "zoo", deals=0, seed=99)
+    zoo = NeuralAgent.from_checkpoint(pt)
+    assert zoo.act(ob) == agent.act(ob)

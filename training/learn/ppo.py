@@ -25,7 +25,11 @@ How it works, top to bottom:
    the next one (their stored log-probs are the behaviour policy's, which is what the PPO
    ratio needs), so no reward is ever lost at a rollout boundary. An episode cut by the
    ``max_hands`` guard (truncation) is treated like an ended one (no bootstrap value).
-4. Only learner decisions are trained on. Every ``snapshot_interval`` updates a frozen copy of
+4. With ``bid_head``, bidding decisions (the rules' ``BIDDING_PHASES``) are taken ε-greedily on
+   the actor's bid head and leave the policy gradient: the chosen bid's value regresses on its
+   Monte-Carlo return (Deep Monte-Carlo, Zha et al. 2021), so bids are re-valued as card play
+   improves instead of collapsing under a noisy advantage.
+5. Only learner decisions are trained on. Every ``snapshot_interval`` updates a frozen copy of
    the network joins the pool (at most ``pool_size``, oldest dropped).
 
 Nothing here is specific to a game: one ``Discrete`` action space per game, the action mask
@@ -114,8 +118,9 @@ class Batch:
     """Learner samples of one update (M decisions), as tensors on the training device.
 
     obs float32 ``(M, D)``, masks int8 ``(M, A)``, actions int64 ``(M,)``, logprobs, values,
-    advantages, returns float32 ``(M,)``; critic_inputs float32 ``(M, Ds)``: the global states
-    for a centralised critic, else ``obs`` itself.
+    advantages, returns float32 ``(M,)``; mc_returns float32 ``(M,)``: the Monte-Carlo return
+    of each decision (GAE with lambda 1 and no bootstrap: the bid head's target); critic_inputs
+    float32 ``(M, Ds)``: the global states for a centralised critic, else ``obs`` itself.
     """
 
     obs: torch.Tensor
@@ -125,6 +130,7 @@ class Batch:
     values: torch.Tensor
     advantages: torch.Tensor
     returns: torch.Tensor
+    mc_returns: torch.Tensor
     critic_inputs: torch.Tensor
 
     def __len__(self) -> int:
@@ -155,6 +161,7 @@ def build_batch(trajectories: Sequence[Trajectory], gamma: float, gae_lambda: fl
         values=tens(cat("values", np.float32)),
         advantages=tens(np.concatenate(advs)),
         returns=tens(np.concatenate(rets)),
+        mc_returns=tens(np.concatenate([compute_gae(np.array(t.rewards), np.zeros(len(t)), gamma, 1.0)[0] for t in trajectories])),
     )
 
 
@@ -165,6 +172,14 @@ def seat_sides(env: Any) -> list[int]:
     sl = layout.get("tricks_by_side")
     num_sides = (sl.stop - sl.start) if sl is not None else n
     return [i % num_sides for i in range(n)]
+
+
+def bidding_features(env: Any) -> list[int]:
+    """Observation indices that mark a bidding decision: the entries of the ``phase`` one-hot
+    for the rules' ``BIDDING_PHASES`` (empty for a game without bids)."""
+    start = env.observation_layout()["phase"].start
+    phases = list(env.game.PHASES)
+    return [start + phases.index(p) for p in env.game.BIDDING_PHASES]
 
 
 # --------------------------------------------------------------------------- rollouts
@@ -363,13 +378,17 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
     ``cfg`` is a :class:`training.learn.config.PPOConfig`. With an ``anchor`` policy (the
     warm-start policy) and ``kl_coef > 0`` the loss adds ``kl_coef * KL(anchor || policy)`` over
     the legal actions, which keeps fine-tuning near the cloned play while the critic catches up.
+    With a bid head (:meth:`agents.network.PolicyNet.bidding`) the bidding decisions leave the
+    policy terms (clipped surrogate, entropy, KL): their loss is instead ``bid_coef`` times half
+    the squared error of the chosen bid's value against its Monte-Carlo return.
     Returns the mean over minibatches of ``policy_loss``, ``value_loss``, ``entropy``,
-    ``approx_kl``, ``clip_fraction`` and ``anchor_kl``, plus ``explained_variance`` and
-    ``batch_size``.
+    ``approx_kl``, ``clip_fraction``, ``anchor_kl`` and ``bid_loss``, plus
+    ``explained_variance`` and ``batch_size``.
     """
     m = len(batch)
     mb = min(cfg.minibatch_size, m)
-    sums: dict[str, float] = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0, "anchor_kl": 0.0}
+    sums: dict[str, float] = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clip_fraction": 0.0,
+                              "anchor_kl": 0.0, "bid_loss": 0.0}
     count = 0
     stop = False
     for _epoch in range(cfg.update_epochs):
@@ -377,35 +396,45 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
         epoch_kl = []
         for start in range(0, m, mb):
             idx = perm[start : start + mb]
-            logits = net.logits(batch.obs[idx], batch.masks[idx])
-            logp_all = masked_log_probs(logits)
-            new_logp = logp_all.gather(1, batch.actions[idx, None]).squeeze(1)
-            entropy = masked_entropy(logits, batch.masks[idx]).mean()
+            obs, masks, actions = batch.obs[idx], batch.masks[idx], batch.actions[idx]
+            logits = net.logits(obs, masks)
             new_value = net.value(batch.critic_inputs[idx])
-            logratio = new_logp - batch.logprobs[idx]
-            ratio = logratio.exp()
-            with torch.no_grad():
-                approx_kl = ((ratio - 1) - logratio).mean()
-                clip_fraction = ((ratio - 1.0).abs() > cfg.clip_coef).float().mean()
-            adv = batch.advantages[idx]
-            if cfg.norm_adv and len(idx) > 1:
-                adv = (adv - adv.mean()) / (adv.std() + 1e-8)
-            pg_loss = torch.max(-adv * ratio, -adv * torch.clamp(ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
             v_loss = 0.5 * ((new_value - batch.returns[idx]) ** 2).mean()
-            loss = pg_loss - cfg.ent_coef * entropy + cfg.vf_coef * v_loss
-            anchor_kl = torch.zeros(())
-            if anchor is not None and kl_coef > 0:
+            bid = net.bidding(obs)
+            bid_loss = torch.zeros(())
+            if bool(bid.any()):  # bids: regression of the chosen bid's value on its Monte-Carlo return
+                chosen = net.bid_values(obs[bid]).gather(1, actions[bid, None]).squeeze(1)
+                bid_loss = 0.5 * ((chosen - batch.mc_returns[idx][bid]) ** 2).mean()
+                play = ~bid  # the policy terms below cover the card play (and every other decision)
+                idx, obs, masks, actions, logits = idx[play], obs[play], masks[play], actions[play], logits[play]
+            loss = cfg.vf_coef * v_loss + cfg.bid_coef * bid_loss
+            pg_loss = entropy = approx_kl = clip_fraction = anchor_kl = torch.zeros(())
+            if len(idx):
+                logp_all = masked_log_probs(logits)
+                new_logp = logp_all.gather(1, actions[:, None]).squeeze(1)
+                entropy = masked_entropy(logits, masks).mean()
+                logratio = new_logp - batch.logprobs[idx]
+                ratio = logratio.exp()
                 with torch.no_grad():
-                    anchor_logp = masked_log_probs(anchor.logits(batch.obs[idx], batch.masks[idx]))
-                terms = anchor_logp.exp() * (anchor_logp - logp_all)
-                anchor_kl = terms.masked_fill(batch.masks[idx] == 0, 0.0).sum(-1).mean()
-                loss = loss + kl_coef * anchor_kl
+                    approx_kl = ((ratio - 1) - logratio).mean()
+                    clip_fraction = ((ratio - 1.0).abs() > cfg.clip_coef).float().mean()
+                adv = batch.advantages[idx]
+                if cfg.norm_adv and len(idx) > 1:
+                    adv = (adv - adv.mean()) / (adv.std() + 1e-8)
+                pg_loss = torch.max(-adv * ratio, -adv * torch.clamp(ratio, 1 - cfg.clip_coef, 1 + cfg.clip_coef)).mean()
+                loss = pg_loss - cfg.ent_coef * entropy + loss
+                if anchor is not None and kl_coef > 0:
+                    with torch.no_grad():
+                        anchor_logp = masked_log_probs(anchor.logits(obs, masks))
+                    terms = anchor_logp.exp() * (anchor_logp - logp_all)
+                    anchor_kl = terms.masked_fill(masks == 0, 0.0).sum(-1).mean()
+                    loss = loss + kl_coef * anchor_kl
             optimizer.zero_grad()
             loss.backward()
             torch.nn.utils.clip_grad_norm_(net.parameters(), cfg.max_grad_norm)
             optimizer.step()
             for k, v in (("policy_loss", pg_loss), ("value_loss", v_loss), ("entropy", entropy), ("approx_kl", approx_kl),
-                         ("clip_fraction", clip_fraction), ("anchor_kl", anchor_kl)):
+                         ("clip_fraction", clip_fraction), ("anchor_kl", anchor_kl), ("bid_loss", bid_loss)):
                 sums[k] += float(v.detach())
             count += 1
             epoch_kl.append(float(approx_kl))
@@ -495,8 +524,10 @@ class PPOTrainer:
         self.obs_size = int(probe.observation_space(probe.possible_agents[0])["observation"].shape[0])
         self.num_actions = int(probe.action_space(probe.possible_agents[0]).n)
         self.critic_input_size = int(probe.state_space.shape[0]) if self.cfg.central_critic else self.obs_size
+        self.bid_features = bidding_features(probe) if self.cfg.bid_head else []
         self.option_values = options_dict(probe.game.options) if hasattr(probe, "game") else options
-        self.net = ActorCritic(self.obs_size, self.num_actions, self.cfg.hidden_sizes, self.critic_input_size).to(self.device)
+        self.net = ActorCritic(self.obs_size, self.num_actions, self.cfg.hidden_sizes, self.critic_input_size,
+                               self.bid_features).to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.cfg.lr, eps=1e-5)
         self.pool: list[tuple[int, PolicyNet]] = []
         #: the warm-start policy that the KL penalty pulls toward (None without a warm start)
@@ -529,7 +560,7 @@ class PPOTrainer:
         return make_checkpoint(
             model=self.net, game=self.config.game, options=self.option_values, obs_size=self.obs_size,
             num_actions=self.num_actions, hidden_sizes=self.cfg.hidden_sizes, critic_input_size=self.critic_input_size,
-            config=self.config.model_dump(mode="json"),
+            bid_features=self.bid_features, config=self.config.model_dump(mode="json"),
             optimizer=self.optimizer, global_step=self.global_step, update=self.update,
             rng={"numpy": self.rng.bit_generator.state, "torch_sampler": self.generator.get_state(), "torch_global": torch.get_rng_state()},
             opponent_pool=[net.state_dict() for _, net in self.pool],
@@ -558,6 +589,9 @@ class PPOTrainer:
         if critic_size != self.critic_input_size:
             raise ValueError(f"checkpoint's critic reads {critic_size} floats, the config's {self.critic_input_size} "
                              f"(central_critic: {self.cfg.central_critic})")
+        if list(ckpt.get("bid_features") or []) != self.bid_features:
+            raise ValueError(f"checkpoint's bid head reads features {list(ckpt.get('bid_features') or [])}, the config's "
+                             f"{self.bid_features} (bid_head: {self.cfg.bid_head})")
         self.net.load_state_dict(ckpt["model"])
         if ckpt.get("optimizer") is not None:
             self.optimizer.load_state_dict(ckpt["optimizer"])
@@ -581,7 +615,8 @@ class PPOTrainer:
 
     def _frozen(self, state: Mapping[str, torch.Tensor]) -> PolicyNet:
         """A frozen actor from a stored state dict (a snapshot or the warm-start policy)."""
-        return PolicyNet.from_actor_critic_state(state, self.obs_size, self.num_actions, self.cfg.hidden_sizes).to(self.device).frozen()
+        return PolicyNet.from_actor_critic_state(state, self.obs_size, self.num_actions, self.cfg.hidden_sizes,
+                                                 self.bid_features).to(self.device).frozen()
 
     def _session_seconds(self) -> float:
         return 0.0 if self._session_start is None else time.perf_counter() - self._session_start
@@ -656,7 +691,11 @@ class PPOTrainer:
                     for g in self.optimizer.param_groups:
                         g["lr"] = cfg.lr * max(1.0 - self.global_step / total, 0.0)
                 self.net.eval()
-                trajs, stats = self.collector.collect(self.net, self.pool, cfg.rollout_steps)
+                self.net.bid_epsilon = cfg.bid_epsilon  # explore bids while collecting only; play and evaluation are greedy
+                try:
+                    trajs, stats = self.collector.collect(self.net, self.pool, cfg.rollout_steps)
+                finally:
+                    self.net.bid_epsilon = 0.0
                 t_rollout = time.perf_counter() - t0
                 self.global_step += steps_per_update
                 self.update += 1
@@ -730,6 +769,7 @@ class PPOTrainer:
         w.add_scalar("charts/rollout_seconds", record["rollout_seconds"], step)
         w.add_scalar("charts/update_seconds", record["update_seconds"], step)
         w.add_scalar("charts/pool_size", len(self.pool), step)
-        for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "anchor_kl", "explained_variance", "batch_size"):
+        for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "anchor_kl", "bid_loss", "explained_variance",
+                    "batch_size"):
             if key in record and not math.isnan(record[key]):
                 w.add_scalar(f"losses/{key}", record[key], step)

@@ -9,7 +9,11 @@ quantities PPO's critic predicts). The network is then trained on chunks of fres
 
 * the actor by cross-entropy toward the teacher's action (over the legal actions only: the
   masked log-softmax of :mod:`agents.network`);
-* the critic by squared error toward the return.
+* the critic by squared error toward the return;
+* with a bid head (``train.bid_head``), the bids leave the cloning: the head learns the value of
+  the bid taken by squared error toward the return (Deep Monte-Carlo), and a share
+  ``warm_start.bid_explore`` of the teacher's bids is replaced by uniformly random legal bids so
+  that every bid is tried.
 
 This is the "supervised pretraining on expert decisions, then reinforcement learning" recipe of
 AlphaGo (Silver et al. 2016); fine-tuning may keep the policy near the cloned one with PPO's ``kl_coef`` (``training.learn.ppo``).
@@ -22,7 +26,7 @@ where it was.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +57,8 @@ class TeacherSamples:
 
 
 def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: int, rng: np.random.Generator,
-                    central_critic: bool = False, gamma: float = 1.0, reward_scale: float = 1.0) -> TeacherSamples:
+                    central_critic: bool = False, gamma: float = 1.0, reward_scale: float = 1.0,
+                    bid_features: Sequence[int] = (), bid_explore: float = 0.0) -> TeacherSamples:
     """Let ``teacher`` play every seat of fresh episodes until at least ``num_decisions`` of its
     decisions lie in finished episodes; returns them all (episodes are never cut).
 
@@ -67,6 +72,10 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
         central_critic: store ``env.state()`` as the critic's input (else the observation).
         gamma: discount per own decision of the returns.
         reward_scale: multiplies every reward.
+        bid_features: observation indices marking a bidding decision (see
+            :class:`agents.network.PolicyNet`).
+        bid_explore: share of bidding decisions taken uniformly at random among the legal
+            actions instead of by the teacher (one ``rng`` draw per bidding decision).
     Raises:
         ValueError: ``num_decisions < 1``.
     """
@@ -74,6 +83,8 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
         raise ValueError(f"num_decisions must be >= 1, got {num_decisions}")
     env = make_env()
     agents = list(env.possible_agents)
+    bid_index = np.asarray(bid_features, dtype=np.intp)
+    explore = bid_explore > 0 and bid_index.size > 0
     obs, masks, actions, critic, returns, choices = [], [], [], [], [], []
     while len(actions) < num_decisions:
         env.reset(seed=int(rng.integers(2**31 - 1)))
@@ -84,7 +95,10 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
                 env.step(None)
                 continue
             ob = env.observe(agent)
-            action = int(teacher.act(ob, env.information_state(agent)))
+            if explore and ob["observation"][bid_index].any() and rng.random() < bid_explore:
+                action = int(rng.choice(np.flatnonzero(ob["action_mask"])))
+            else:
+                action = int(teacher.act(ob, env.information_state(agent)))
             seats[agent].append(len(rewards))
             obs.append(ob["observation"])
             masks.append(ob["action_mask"])
@@ -115,7 +129,8 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
 
 
 def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamples, epochs: int, minibatch_size: int,
-                generator: torch.Generator, vf_coef: float = 0.5, device: str | torch.device = "cpu") -> dict[str, float]:
+                generator: torch.Generator, vf_coef: float = 0.5, device: str | torch.device = "cpu",
+                bid_coef: float = 1.0) -> dict[str, float]:
     """Behaviour cloning of the actor and regression of the critic on ``samples``.
 
     Args:
@@ -123,17 +138,19 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
         epochs, minibatch_size: passes over the samples and samples per gradient step.
         generator: shuffles the minibatches.
         vf_coef: weight of the value loss.
+        bid_coef: weight of the bid head's loss (with a bid head, bidding decisions are not
+            cloned: the value of the bid taken regresses on the return).
     Returns:
-        ``policy_loss`` (cross-entropy, nats), ``accuracy`` (share of decisions with a choice
-        where the net's most probable action is the teacher's, measured before the update on
-        each minibatch of the last epoch), ``value_loss`` and ``explained_variance`` (of the
-        critic on the chunk, after the update).
+        ``policy_loss`` (cross-entropy, nats), ``accuracy`` (share of decisions with a choice,
+        bids aside, where the net's most probable action is the teacher's, measured before the
+        update on each minibatch of the last epoch), ``value_loss``, ``bid_loss`` and
+        ``explained_variance`` (of the critic on the chunk, after the update).
     """
     obs, masks = torch.as_tensor(samples.obs, device=device), torch.as_tensor(samples.masks, device=device)
     actions, critic_in = torch.as_tensor(samples.actions, device=device), torch.as_tensor(samples.critic_inputs, device=device)
     returns, choice = torch.as_tensor(samples.returns, device=device), torch.as_tensor(samples.choices > 1, device=device)
     m = len(samples)
-    sums = {"policy_loss": 0.0, "value_loss": 0.0}
+    sums = {"policy_loss": 0.0, "value_loss": 0.0, "bid_loss": 0.0}
     hits = chosen = count = 0
     net.train()
     for epoch in range(epochs):
@@ -141,17 +158,25 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
         for start in range(0, m, minibatch_size):
             idx = perm[start : start + minibatch_size]
             logits = net.logits(obs[idx], masks[idx])
-            policy_loss = -masked_log_probs(logits).gather(1, actions[idx, None]).squeeze(1).mean()
+            bid = net.bidding(obs[idx])
+            play = ~bid
+            chosen_logp = masked_log_probs(logits[play]).gather(1, actions[idx][play, None]).squeeze(1)
+            policy_loss = -chosen_logp.mean() if len(chosen_logp) else torch.zeros(())
             value_loss = 0.5 * ((net.value(critic_in[idx]) - returns[idx]) ** 2).mean()
+            bid_loss = torch.zeros(())
+            if bool(bid.any()):
+                bid_values = net.bid_values(obs[idx][bid]).gather(1, actions[idx][bid, None]).squeeze(1)
+                bid_loss = 0.5 * ((bid_values - returns[idx][bid]) ** 2).mean()
             optimizer.zero_grad()
-            (policy_loss + vf_coef * value_loss).backward()
+            (policy_loss + vf_coef * value_loss + bid_coef * bid_loss).backward()
             optimizer.step()
             sums["policy_loss"] += float(policy_loss.detach())
             sums["value_loss"] += float(value_loss.detach())
+            sums["bid_loss"] += float(bid_loss.detach())
             count += 1
             if epoch == epochs - 1:
                 with torch.no_grad():
-                    c = choice[idx]
+                    c = choice[idx] & play
                     hits += int(((logits.argmax(-1) == actions[idx]) & c).sum())
                     chosen += int(c.sum())
     with torch.no_grad():
@@ -189,8 +214,9 @@ def run_warm_start(trainer: Any) -> None:
         while trainer.warm_decisions < ws.decisions and not trainer._stop_requested and not trainer.out_of_time():
             t0 = time.perf_counter()
             samples = teacher_samples(trainer.make_env, teacher, min(ws.chunk, ws.decisions - trainer.warm_decisions), trainer.rng,
-                                      cfg.central_critic, cfg.gamma, cfg.reward_scale)
-            metrics = fit_samples(trainer.net, optimizer, samples, ws.epochs, ws.minibatch_size, trainer.generator, cfg.vf_coef, trainer.device)
+                                      cfg.central_critic, cfg.gamma, cfg.reward_scale, trainer.bid_features, ws.bid_explore)
+            metrics = fit_samples(trainer.net, optimizer, samples, ws.epochs, ws.minibatch_size, trainer.generator, cfg.vf_coef,
+                                  trainer.device, cfg.bid_coef)
             trainer.warm_decisions += len(samples)
             if trainer.writer is not None:
                 for key, value in metrics.items():

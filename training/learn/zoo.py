@@ -49,8 +49,7 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
 
     from agents import make_agent
     from agents.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint, write_file_atomic
-    from agents.network import PolicyNet
-    from agents.neural import NeuralAgent
+    from agents.neural import NeuralAgent, actor_from_checkpoint
     from training.evaluation.bidding import bidding_stats, json_ready
     from training.evaluation.match import evaluate_pair
     from whist_env.records import read_records
@@ -62,7 +61,7 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     if int(config.get("seed", -1)) == seed:
         raise ValueError(f"the evaluation seed {seed} is the training seed: choose another with --seed")
     game, options = ckpt["game"], dict(ckpt["options"])
-    actor = PolicyNet.from_actor_critic_state(ckpt["model"], int(ckpt["obs_size"]), int(ckpt["num_actions"]), list(ckpt["hidden_sizes"]))
+    actor = actor_from_checkpoint(ckpt)
     agent = NeuralAgent(actor, name=f"zoo:{game}", game=game, trained_options=options)
     results = []
     train_options = dict(config.get("options") or {})
@@ -78,7 +77,8 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     out_dir.mkdir(parents=True, exist_ok=True)
     pt_path = out_dir / f"{game}.pt"
     zoo_ckpt = make_checkpoint(model=actor, game=game, options=options, obs_size=int(ckpt["obs_size"]),
-                               num_actions=int(ckpt["num_actions"]), hidden_sizes=list(ckpt["hidden_sizes"]), config=config,
+                               num_actions=int(ckpt["num_actions"]), hidden_sizes=list(ckpt["hidden_sizes"]),
+                               bid_features=list(ckpt.get("bid_features") or []), config=config,
                                global_step=int(ckpt.get("global_step", 0)), update=int(ckpt.get("update", 0)),
                                extra={"run_name": extra.get("run_name", ""), "actor_only": True})
     save_checkpoint(zoo_ckpt, pt_path)

@@ -91,6 +91,10 @@ class TrickTakingGame:
     PHASES: tuple[str, ...] = (PLAY, GAME_OVER)
     #: Phases in which the player to act plays a card to the trick (RULES.md §1.4).
     CARD_PLAY_PHASES: tuple[str, ...] = (PLAY,)
+    #: Phases whose decision is a bid: a contract or its terms, chosen before card play (none
+    #: here; Romanian bids, Minnesota bid cards, the Bid Whist auction and declaration). Learners
+    #: may treat them apart from card play (a value per bid rather than a policy).
+    BIDDING_PHASES: tuple[str, ...] = ()
     #: Names of the public card sets of :meth:`public_card_sets`, in order.
     PUBLIC_CARD_SETS: tuple[str, ...] = ()
     #: Extra keys accepted in a fixed deal besides ``hands`` and ``dealer``.

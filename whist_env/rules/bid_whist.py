@@ -146,6 +146,7 @@ class BidWhist(TrickTakingGame):
     NUM_CARD_ACTIONS = 54
     HAND_SIZE = 12
     PHASES = (AUCTION, DISCARD, DECLARE, PLAY, GAME_OVER)
+    BIDDING_PHASES = (AUCTION, DECLARE)
     PUBLIC_CARD_SETS = ("kitty", "own_discards")
     HIDDEN_CARD_SETS = ("kitty_as_dealt", "discards")
     DEAL_EXTRAS = ("kitty",)

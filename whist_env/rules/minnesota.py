@@ -44,6 +44,7 @@ class MinnesotaWhist(TrickTakingGame):
     NAME = "minnesota_whist"
     OPTIONS = MinnesotaOptions
     PHASES = (BID_CARD, PLAY, GAME_OVER)
+    BIDDING_PHASES = (BID_CARD,)
     PUBLIC_CARD_SETS = ("bid_card_self", "revealed_bid_card_left", "revealed_bid_card_partner", "revealed_bid_card_right")
     EXTRA_FEATURES = (("contract", 3), ("grand_side", 2))
     HIDDEN_CARD_SETS = ("bid_cards",)

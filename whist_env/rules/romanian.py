@@ -87,6 +87,7 @@ class RomanianWhist(TrickTakingGame):
     NUM_CARD_ACTIONS = 52
     HAND_SIZE = MAX_BID
     PHASES = (BID, PLAY, GAME_OVER)
+    BIDDING_PHASES = (BID,)
     PUBLIC_CARD_SETS = ("turn_up",)
     HIDDEN_CARD_SETS = ("undealt",)
     DEAL_EXTRAS = ("turn_up", "deal_index")
