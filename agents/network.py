@@ -15,6 +15,9 @@ import numpy as np
 import torch
 from torch import nn
 
+#: State-dict entries of the actor (what plays): its MLP, the bid head, the suit tables.
+_ACTOR_KEYS = ("actor.", "bid.", "suit_observation", "suit_action", "suit_trump_at")
+
 #: Logit given to illegal actions: exp(MASKED_LOGIT - max) underflows to exactly 0 in float32,
 #: yet it stays finite, so ``0 * log p`` terms are 0 rather than NaN.
 MASKED_LOGIT = -1.0e9
@@ -53,12 +56,21 @@ class PolicyNet(nn.Module):
         num_actions: A, size of the game's ``Discrete`` action space.
         hidden_sizes: widths of the hidden layers (tanh activations).
         bid_features: observation indices marking a bidding decision (empty: no bid head).
+        bid_prior: initial value of every bid (scaled points). A pessimistic prior keeps greedy
+            bidding to the bids that have been tried and valued, until exploration has valued
+            the others (an untried bid would otherwise look as good as 0 points).
+        suit_tables: the canonical suit relabelling of the game
+            (:meth:`whist_env.envs.symmetry.SuitSymmetry.canonical_tables`): the network then
+            reads every observation with trump relabelled as clubs and answers in the
+            environment's own action order (``None``: no relabelling). Kept as buffers in the
+            state dict.
     Raises:
         ValueError: ``hidden_sizes`` is empty, or a bid feature lies outside ``[0, D)``.
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int] = (256, 256),
-                 bid_features: Sequence[int] = ()) -> None:
+                 bid_features: Sequence[int] = (), bid_prior: float = 0.0,
+                 suit_tables: Mapping[str, np.ndarray | torch.Tensor] | None = None) -> None:
         super().__init__()
         if not hidden_sizes:
             raise ValueError("hidden_sizes must name at least one hidden layer")
@@ -72,7 +84,24 @@ class PolicyNet(nn.Module):
         self.bid_epsilon = 0.0
         self.actor = _mlp([self.obs_size, *self.hidden_sizes], self.num_actions, 0.01)
         self.bid = _mlp([self.obs_size, *self.hidden_sizes], self.num_actions, 0.01) if self.bid_features else None
+        if self.bid is not None:
+            nn.init.constant_(self.bid[-1].bias, float(bid_prior))
         self.register_buffer("_bid_index", torch.tensor(self.bid_features, dtype=torch.long), persistent=False)
+        self.canonical_suits = suit_tables is not None
+        if suit_tables is not None:  # stored with the weights: a loaded network relabels as it was trained
+            shapes = {"observation": (5, self.obs_size), "action": (5, self.num_actions), "action_inverse": (5, self.num_actions),
+                      "trump_at": (1,)}
+            for key, shape in shapes.items():
+                table = torch.as_tensor(np.asarray(suit_tables[key]), dtype=torch.long)
+                if tuple(table.shape) != shape:
+                    raise ValueError(f"suit table {key!r} has shape {tuple(table.shape)}, expected {shape}")
+                self.register_buffer(f"suit_{key}", table)
+
+    def _relabel(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``(row of the suit tables per observation (B,), relabelled observations (B, D))``."""
+        at = int(self.suit_trump_at[0])
+        row = obs[:, at : at + 5].argmax(-1)
+        return row, obs.gather(1, self.suit_observation[row])
 
     def bidding(self, obs: torch.Tensor) -> torch.Tensor:
         """Which rows are bidding decisions: bool ``(B,)`` (all ``False`` without a bid head).
@@ -93,7 +122,10 @@ class PolicyNet(nn.Module):
         """
         if self.bid is None:
             raise ValueError("this network has no bid head (no bid_features)")
-        return self.bid(obs)
+        if not self.canonical_suits:
+            return self.bid(obs)
+        row, obs = self._relabel(obs)
+        return self.bid(obs).gather(1, self.suit_action_inverse[row])
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Masked logits: float32 ``(B, A)``; illegal entries (``mask == 0``) are :data:`MASKED_LOGIT`.
@@ -105,6 +137,10 @@ class PolicyNet(nn.Module):
             obs: float32 ``(B, D)``, observation vectors (never the global state).
             mask: ``(B, A)`` 0/1 (any dtype; nonzero = legal); every row needs a legal action.
         """
+        row = None
+        if self.canonical_suits:
+            row, obs = self._relabel(obs)
+            mask = mask.gather(1, self.suit_action[row])
         raw = self.actor(obs)
         if self.bid is not None:
             rows = self.bidding(obs).nonzero().squeeze(-1)
@@ -117,7 +153,8 @@ class PolicyNet(nn.Module):
                     probs = eps * legal / legal.sum(-1, keepdim=True) + (1.0 - eps) * best
                     greedy = torch.where(probs > 0, probs.clamp_min(1e-30).log(), torch.full_like(probs, MASKED_LOGIT))
                 raw = raw.index_put((rows,), greedy)
-        return raw.masked_fill(mask == 0, MASKED_LOGIT)
+        out = raw.masked_fill(mask == 0, MASKED_LOGIT)
+        return out if row is None else out.gather(1, self.suit_action_inverse[row])
 
     def frozen(self) -> PolicyNet:
         """This network in eval mode with gradients off (a snapshot, an opponent); returns self."""
@@ -130,14 +167,15 @@ class PolicyNet(nn.Module):
     def from_actor_critic_state(cls, state: Mapping[str, torch.Tensor], obs_size: int, num_actions: int,
                                 hidden_sizes: Sequence[int], bid_features: Sequence[int] = ()) -> PolicyNet:
         """The actor of an :class:`ActorCritic` state dict (its ``actor.*`` and ``bid.*``
-        entries; the critic, which may read the global state, is left out).
+        entries and suit tables; the critic, which may read the global state, is left out).
 
         Raises:
             ValueError: the weights do not fit the declared sizes.
         """
-        net = cls(obs_size, num_actions, hidden_sizes, bid_features)
+        tables = {k[len("suit_"):]: v for k, v in state.items() if k.startswith("suit_") and k != "suit_state"} or None
         try:
-            net.load_state_dict({k: v for k, v in state.items() if k.startswith(("actor.", "bid."))})
+            net = cls(obs_size, num_actions, hidden_sizes, bid_features, suit_tables=tables)
+            net.load_state_dict({k: v for k, v in state.items() if k.startswith(_ACTOR_KEYS)})
         except RuntimeError as exc:
             raise ValueError(f"actor weights do not fit their declared shapes: {exc}") from exc
         return net
@@ -156,14 +194,21 @@ class ActorCritic(PolicyNet):
         num_actions: A, size of the game's ``Discrete`` action space.
         hidden_sizes: widths of the hidden layers of each trunk (tanh activations).
         critic_input_size: length of the critic's input (``None``: ``obs_size``).
-        bid_features: observation indices marking a bidding decision (see :class:`PolicyNet`).
+        bid_features, bid_prior: the bid head (see :class:`PolicyNet`).
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int] = (256, 256),
-                 critic_input_size: int | None = None, bid_features: Sequence[int] = ()) -> None:
-        super().__init__(obs_size, num_actions, hidden_sizes, bid_features)
+                 critic_input_size: int | None = None, bid_features: Sequence[int] = (), bid_prior: float = 0.0,
+                 suit_tables: Mapping[str, np.ndarray | torch.Tensor] | None = None) -> None:
+        super().__init__(obs_size, num_actions, hidden_sizes, bid_features, bid_prior, suit_tables)
         self.critic_input_size = int(obs_size if critic_input_size is None else critic_input_size)
         self.critic = _mlp([self.critic_input_size, *self.hidden_sizes], 1, 1.0)
+        if suit_tables is not None:  # the critic relabels its input too: the state's table, or the observation's
+            table = suit_tables["state"] if self.critic_input_size != self.obs_size else suit_tables["observation"]
+            table = torch.as_tensor(np.asarray(table), dtype=torch.long)
+            if tuple(table.shape) != (5, self.critic_input_size):
+                raise ValueError(f"suit table for the critic has shape {tuple(table.shape)}, expected {(5, self.critic_input_size)}")
+            self.register_buffer("suit_state", table)
 
     def value(self, critic_input: torch.Tensor) -> torch.Tensor:
         """Value from the acting seat's point of view: float32 ``(B,)`` (in scaled reward units).
@@ -172,14 +217,16 @@ class ActorCritic(PolicyNet):
             critic_input: float32 ``(B, critic_input_size)``: the observation, or the global
                 state for a centralised critic.
         """
+        if self.canonical_suits:
+            at = int(self.suit_trump_at[0])  # the state begins with the observation's entries
+            critic_input = critic_input.gather(1, self.suit_state[critic_input[:, at : at + 5].argmax(-1)])
         return self.critic(critic_input).squeeze(-1)
 
     def policy(self) -> PolicyNet:
         """A frozen copy of the actor alone, bid head included (for opponents and play; its
         ``bid_epsilon`` is 0)."""
-        net = PolicyNet(self.obs_size, self.num_actions, self.hidden_sizes, self.bid_features).to(next(self.parameters()).device)
-        net.load_state_dict({k: v for k, v in self.state_dict().items() if k.startswith(("actor.", "bid."))})
-        return net.frozen()
+        return PolicyNet.from_actor_critic_state(self.state_dict(), self.obs_size, self.num_actions, self.hidden_sizes,
+                                                 self.bid_features).to(next(self.parameters()).device).frozen()
 
 
 def masked_log_probs(logits: torch.Tensor) -> torch.Tensor:

@@ -5,7 +5,9 @@ Variants of a training config (default ``configs/classic_strong.yaml``):
 * ``full``: the config as it is;
 * ``no_central_critic``: the critic reads the observation instead of the global state;
 * ``no_warm_start``: no behaviour cloning or critic pretraining (and so no KL anchor);
-* ``no_heuristic_opponents``: the heuristic's share of training episodes goes to self-play.
+* ``no_heuristic_opponents``: the heuristic's share of training episodes goes to self-play;
+* ``with_suit_symmetry``: the one part added rather than removed: canonical suits (trump relabelled
+  as clubs) and suit augmentation of the warm start.
 
 Each variant trains from the same seed for the same wall-clock budget (warm start included: a
 variant without it spends the time on PPO), then plays ``--deals`` duplicate deals against the
@@ -25,7 +27,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
-VARIANTS = ("full", "no_central_critic", "no_warm_start", "no_heuristic_opponents")
+VARIANTS = ("full", "no_central_critic", "no_warm_start", "no_heuristic_opponents", "with_suit_symmetry")
 
 
 def variant_config(data: dict[str, Any], variant: str) -> dict[str, Any]:
@@ -39,6 +41,10 @@ def variant_config(data: dict[str, Any], variant: str) -> dict[str, Any]:
         train["kl_coef"] = 0.0
     elif variant == "no_heuristic_opponents":
         train["opponents"] = {k: v for k, v in train["opponents"].items() if k != "heuristic"}
+    elif variant == "with_suit_symmetry":
+        train["canonical_suits"] = True
+        if data.get("warm_start"):
+            data["warm_start"]["suit_augment"] = True
     elif variant != "full":
         raise ValueError(f"unknown variant {variant!r}; known: {', '.join(VARIANTS)}")
     return data

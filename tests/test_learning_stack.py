@@ -375,6 +375,15 @@ def test_bids_follow_the_bid_values_epsilon_greedily(game):
     assert torch.equal(net.logits(pobs, pmask), net.actor(pobs).masked_fill(pmask == 0, -1e9))
 
 
+def test_untried_bids_start_at_the_pessimistic_prior():
+    from training.learn.ppo import bidding_features
+
+    env, ob = _bidding_observation("bid_whist")
+    net = PolicyNet(len(ob["observation"]), len(ob["action_mask"]), [8], bidding_features(env), bid_prior=-2.0)
+    values = net.bid_values(torch.as_tensor(ob["observation"])[None]).detach().numpy()
+    assert np.all(np.abs(values + 2.0) < 0.1)
+
+
 def test_bids_leave_the_policy_gradient_and_train_the_bid_head():
     from training.learn.config import PPOConfig
     from training.learn.ppo import Batch, bidding_features, ppo_update
@@ -453,3 +462,63 @@ def test_a_bid_head_checkpoint_plays_through_neural_agent_and_the_zoo_export(tmp
     pt, _, _ = export_zoo_agent(cfg.run_dir(), tmp_path / "zoo", deals=0, seed=99)
     zoo = NeuralAgent.from_checkpoint(pt)
     assert zoo.act(ob) == agent.act(ob)
+
+
+# --------------------------------------------------------------------------- suit symmetry in training
+@pytest.mark.parametrize("game", GAMES)
+def test_canonical_suits_and_suit_augmentation_train_and_play_in_every_game(tmp_path, monkeypatch, game):
+    bids = bool(whist_env.GAMES[game].raw_env().game.BIDDING_PHASES)
+    data = stack_config(tmp_path, game, canonical_suits=True, bid_head=bids)
+    data["warm_start"]["suit_augment"] = True
+    cfg = config_from_dict(data)
+    trainer = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    losses = []
+    import training.learn.warm_start as ws
+
+    fit = ws.fit_samples
+    monkeypatch.setattr(ws, "fit_samples", lambda *a, **k: losses.append(fit(*a, **k)) or losses[-1])
+    trainer.train()
+    # an augmented teacher action is legal under its augmented mask: the cross-entropy stays small
+    assert losses and all(0 <= m["policy_loss"] < 10 for m in losses)
+    assert trainer.net.canonical_suits and trainer.history
+    agent = NeuralAgent.from_checkpoint(cfg.run_dir() / "checkpoints" / "final.pt", game=game)
+    assert agent.network.canonical_suits
+    env = whist_env.GAMES[game].raw_env(episode="hand")
+    env.reset(seed=1)
+    for agent_name in env.agent_iter():
+        if env.terminations[agent_name]:
+            env.step(None)
+            continue
+        ob = env.observe(agent_name)
+        action = agent.act(ob)
+        assert ob["action_mask"][action] == 1
+        env.step(action)
+    with pytest.raises(ValueError, match="relabels suits"):
+        PPOTrainer(config_from_dict(stack_config(tmp_path, game))).load_state(load_checkpoint(cfg.run_dir() / "checkpoints" / "final.pt"))
+
+
+def test_each_ablation_variant_switches_one_part():
+    import importlib.util
+    from pathlib import Path
+
+    import yaml
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "ablation.py"
+    spec = importlib.util.spec_from_file_location("ablation", path)
+    ablation = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(ablation)
+    base = yaml.safe_load((path.parents[1] / "configs" / "classic_strong.yaml").read_text())
+    full = config_from_dict(ablation.variant_config(base, "full"))
+    assert full.train.central_critic and full.warm_start is not None and "heuristic" in full.train.opponents
+    changed = {}
+    for variant in ablation.VARIANTS[1:]:
+        cfg = config_from_dict(ablation.variant_config(base, variant))
+        changed[variant] = {k for k in ("central_critic", "opponents", "kl_coef", "canonical_suits")
+                            if getattr(cfg.train, k) != getattr(full.train, k)}
+        changed[variant] |= {"warm_start"} if (cfg.warm_start is None) != (full.warm_start is None) else set()
+        changed[variant] |= {"suit_augment"} if cfg.warm_start is not None and cfg.warm_start.suit_augment else set()
+    anchor = {"kl_coef"} if full.train.kl_coef else set()  # no warm start, no policy to be pulled toward
+    assert changed == {"no_central_critic": {"central_critic"}, "no_warm_start": {"warm_start", *anchor},
+                       "no_heuristic_opponents": {"opponents"}, "with_suit_symmetry": {"canonical_suits", "suit_augment"}}
+    with pytest.raises(ValueError, match="unknown variant"):
+        ablation.variant_config(base, "no_such_part")

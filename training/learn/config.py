@@ -81,10 +81,14 @@ class PPOConfig(_Strict):
     central_critic: bool = Field(False, description="the critic reads the global state (every hand), the actor only its observation")
     kl_coef: float = Field(0.0, ge=0, description="weight of KL(warm-start policy || policy), annealed linearly to 0")
     kl_anneal_steps: int = Field(0, ge=0, description="environment steps over which kl_coef falls to 0 (0: the whole run)")
+    canonical_suits: bool = Field(False, description="the networks read every position with its suits relabelled so that "
+                                                     "trump is clubs (the other suits in order): one lesson serves every trump")
     bid_head: bool = Field(False, description="bids (the rules' BIDDING_PHASES) are chosen by a value per bid learned from "
                                               "Monte-Carlo returns (Deep Monte-Carlo), not by the policy gradient")
     bid_epsilon: float = Field(0.1, ge=0, le=1, description="share of the learner's bids made uniformly at random (bid head)")
     bid_coef: float = Field(1.0, ge=0, description="weight of the bid head's squared error")
+    bid_prior: float = Field(-2.0, description="initial value of every bid (scaled points): pessimistic, so that greedy "
+                                               "bidding keeps to bids already tried until exploration values the others")
     checkpoint_interval: int = Field(10, ge=1, description="updates between checkpoints")
 
     @model_validator(mode="before")
@@ -124,6 +128,8 @@ class WarmStartConfig(_Strict):
     epochs: int = Field(2, ge=1, description="passes over each chunk")
     minibatch_size: int = Field(512, ge=1)
     lr: float = Field(1e-3, gt=0, description="Adam learning rate of the warm start")
+    suit_augment: bool = Field(False, description="relabel each teacher sample by a random permutation of the interchangeable "
+                                                  "suits (Minnesota: black with black, red with red)")
     bid_explore: float = Field(0.25, ge=0, le=1, description="with a bid head: share of the teacher's bids replaced by a "
                                                             "uniformly random legal bid, so that every bid gets a value")
 

@@ -58,6 +58,7 @@ import torch
 from agents.checkpoint import check_compatible, make_checkpoint, save_checkpoint
 from agents.network import ActorCritic, PolicyNet, masked_entropy, masked_log_probs, sample_actions
 from training.learn.config import ExperimentConfig
+from whist_env.envs.symmetry import SuitSymmetry
 
 LEARNER = -1  # controller id of the current policy; snapshots use their serial number (>= 0), fixed opponents 2**40 + k
 
@@ -526,8 +527,9 @@ class PPOTrainer:
         self.critic_input_size = int(probe.state_space.shape[0]) if self.cfg.central_critic else self.obs_size
         self.bid_features = bidding_features(probe) if self.cfg.bid_head else []
         self.option_values = options_dict(probe.game.options) if hasattr(probe, "game") else options
+        suit_tables = SuitSymmetry(probe).canonical_tables() if self.cfg.canonical_suits else None
         self.net = ActorCritic(self.obs_size, self.num_actions, self.cfg.hidden_sizes, self.critic_input_size,
-                               self.bid_features).to(self.device)
+                               self.bid_features, self.cfg.bid_prior, suit_tables).to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.cfg.lr, eps=1e-5)
         self.pool: list[tuple[int, PolicyNet]] = []
         #: the warm-start policy that the KL penalty pulls toward (None without a warm start)
@@ -589,6 +591,9 @@ class PPOTrainer:
         if critic_size != self.critic_input_size:
             raise ValueError(f"checkpoint's critic reads {critic_size} floats, the config's {self.critic_input_size} "
                              f"(central_critic: {self.cfg.central_critic})")
+        if ("suit_observation" in ckpt["model"]) != self.cfg.canonical_suits:
+            raise ValueError(f"checkpoint {'relabels' if 'suit_observation' in ckpt['model'] else 'does not relabel'} suits, "
+                             f"the config asks canonical_suits: {self.cfg.canonical_suits}")
         if list(ckpt.get("bid_features") or []) != self.bid_features:
             raise ValueError(f"checkpoint's bid head reads features {list(ckpt.get('bid_features') or [])}, the config's "
                              f"{self.bid_features} (bid_head: {self.cfg.bid_head})")

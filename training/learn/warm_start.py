@@ -130,7 +130,7 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
 
 def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamples, epochs: int, minibatch_size: int,
                 generator: torch.Generator, vf_coef: float = 0.5, device: str | torch.device = "cpu",
-                bid_coef: float = 1.0) -> dict[str, float]:
+                bid_coef: float = 1.0, augment: dict[str, torch.Tensor] | None = None) -> dict[str, float]:
     """Behaviour cloning of the actor and regression of the critic on ``samples``.
 
     Args:
@@ -140,6 +140,10 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
         vf_coef: weight of the value loss.
         bid_coef: weight of the bid head's loss (with a bid head, bidding decisions are not
             cloned: the value of the bid taken regresses on the return).
+        augment: suit augmentation: gather tables of the allowed suit permutations
+            (:meth:`whist_env.envs.symmetry.SuitSymmetry.tables` as int64 tensors, ``state``
+            read for a centralised critic); each sample of each minibatch is relabelled by one of
+            them drawn uniformly (from ``generator``), action and critic input alike.
     Returns:
         ``policy_loss`` (cross-entropy, nats), ``accuracy`` (share of decisions with a choice,
         bids aside, where the net's most probable action is the teacher's, measured before the
@@ -157,15 +161,22 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
         perm = torch.randperm(m, generator=generator).to(device)
         for start in range(0, m, minibatch_size):
             idx = perm[start : start + minibatch_size]
-            logits = net.logits(obs[idx], masks[idx])
-            bid = net.bidding(obs[idx])
+            mb_obs, mb_masks, mb_actions, mb_critic = obs[idx], masks[idx], actions[idx], critic_in[idx]
+            if augment is not None:
+                k = torch.randint(len(augment["action"]), (len(idx),), generator=generator).to(device)
+                mb_obs = mb_obs.gather(1, augment["observation"][k])
+                mb_masks = mb_masks.gather(1, augment["action"][k])
+                mb_actions = augment["action_inverse"][k].gather(1, mb_actions[:, None]).squeeze(1)
+                mb_critic = mb_critic.gather(1, augment["state" if mb_critic.shape[1] != mb_obs.shape[1] else "observation"][k])
+            logits = net.logits(mb_obs, mb_masks)
+            bid = net.bidding(mb_obs)
             play = ~bid
-            chosen_logp = masked_log_probs(logits[play]).gather(1, actions[idx][play, None]).squeeze(1)
+            chosen_logp = masked_log_probs(logits[play]).gather(1, mb_actions[play, None]).squeeze(1)
             policy_loss = -chosen_logp.mean() if len(chosen_logp) else torch.zeros(())
-            value_loss = 0.5 * ((net.value(critic_in[idx]) - returns[idx]) ** 2).mean()
+            value_loss = 0.5 * ((net.value(mb_critic) - returns[idx]) ** 2).mean()
             bid_loss = torch.zeros(())
             if bool(bid.any()):
-                bid_values = net.bid_values(obs[idx][bid]).gather(1, actions[idx][bid, None]).squeeze(1)
+                bid_values = net.bid_values(mb_obs[bid]).gather(1, mb_actions[bid, None]).squeeze(1)
                 bid_loss = 0.5 * ((bid_values - returns[idx][bid]) ** 2).mean()
             optimizer.zero_grad()
             (policy_loss + vf_coef * value_loss + bid_coef * bid_loss).backward()
@@ -177,14 +188,14 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
             if epoch == epochs - 1:
                 with torch.no_grad():
                     c = choice[idx] & play
-                    hits += int(((logits.argmax(-1) == actions[idx]) & c).sum())
+                    hits += int(((logits.argmax(-1) == mb_actions) & c).sum())
                     chosen += int(c.sum())
     with torch.no_grad():
         values = torch.cat([net.value(critic_in[i : i + 4096]) for i in range(0, m, 4096)])
         var = float(returns.var()) if m > 1 else 0.0
         explained = float("nan") if var == 0 else 1.0 - float((returns - values).var()) / var
-    return {"policy_loss": sums["policy_loss"] / max(count, 1), "value_loss": sums["value_loss"] / max(count, 1),
-            "accuracy": hits / max(chosen, 1), "explained_variance": explained}
+    return {**{key: total / max(count, 1) for key, total in sums.items()}, "accuracy": hits / max(chosen, 1),
+            "explained_variance": explained}
 
 
 def run_warm_start(trainer: Any) -> None:
@@ -204,6 +215,12 @@ def run_warm_start(trainer: Any) -> None:
     if hasattr(teacher, "check_fits"):
         teacher.check_fits(trainer.obs_size, trainer.num_actions)
     optimizer = torch.optim.Adam(trainer.net.parameters(), lr=ws.lr, eps=1e-5)
+    augment = None
+    if ws.suit_augment:
+        from whist_env.envs.symmetry import SuitSymmetry
+
+        symmetry = SuitSymmetry(trainer.make_env())
+        augment = {k: torch.as_tensor(v, device=trainer.device) for k, v in symmetry.tables(symmetry.permutations).items()}
     bar = None
     if trainer.progress:
         from tqdm import tqdm
@@ -216,7 +233,7 @@ def run_warm_start(trainer: Any) -> None:
             samples = teacher_samples(trainer.make_env, teacher, min(ws.chunk, ws.decisions - trainer.warm_decisions), trainer.rng,
                                       cfg.central_critic, cfg.gamma, cfg.reward_scale, trainer.bid_features, ws.bid_explore)
             metrics = fit_samples(trainer.net, optimizer, samples, ws.epochs, ws.minibatch_size, trainer.generator, cfg.vf_coef,
-                                  trainer.device, cfg.bid_coef)
+                                  trainer.device, cfg.bid_coef, augment)
             trainer.warm_decisions += len(samples)
             if trainer.writer is not None:
                 for key, value in metrics.items():

@@ -95,6 +95,10 @@ class TrickTakingGame:
     #: here; Romanian bids, Minnesota bid cards, the Bid Whist auction and declaration). Learners
     #: may treat them apart from card play (a value per bid rather than a policy).
     BIDDING_PHASES: tuple[str, ...] = ()
+    #: Groups of suits the rules treat alike: relabelling suits within a group maps any position
+    #: to an equally valid one (``whist_env.envs.symmetry``). All four suits unless a rule tells
+    #: them apart (Minnesota Whist's black and red bid cards, RULES.md §3).
+    INTERCHANGEABLE_SUITS: tuple[tuple[int, ...], ...] = ((0, 1, 2, 3),)
     #: Names of the public card sets of :meth:`public_card_sets`, in order.
     PUBLIC_CARD_SETS: tuple[str, ...] = ()
     #: Extra keys accepted in a fixed deal besides ``hands`` and ``dealer``.

@@ -8,7 +8,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from whist_env.engine.cards import RED_SUITS, card_to_str, cards_of, suit_of
+from whist_env.engine.cards import CLUBS, DIAMONDS, HEARTS, RED_SUITS, SPADES, card_to_str, cards_of, suit_of
 from whist_env.engine.dealing import deal_round_robin, shuffled_deck
 from whist_env.engine.tricks import natural_context
 from whist_env.rules.base import GAME_OVER, PLAY, FixedDeal, StepOutcome, TrickTakingGame
@@ -45,6 +45,7 @@ class MinnesotaWhist(TrickTakingGame):
     OPTIONS = MinnesotaOptions
     PHASES = (BID_CARD, PLAY, GAME_OVER)
     BIDDING_PHASES = (BID_CARD,)
+    INTERCHANGEABLE_SUITS = ((CLUBS, SPADES), (DIAMONDS, HEARTS))  # a black bid card votes high, a red one low
     PUBLIC_CARD_SETS = ("bid_card_self", "revealed_bid_card_left", "revealed_bid_card_partner", "revealed_bid_card_right")
     EXTRA_FEATURES = (("contract", 3), ("grand_side", 2))
     HIDDEN_CARD_SETS = ("bid_cards",)
