@@ -1,0 +1,110 @@
+"""Double-dummy solver (whist_env/engine/double_dummy.py) against brute-force minimax through the
+rules themselves (env.clone() and step) on small endings of every game, mid-trick positions and
+misère objectives included."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import whist_env
+from whist_env.engine.double_dummy import DoubleDummySolver
+from whist_env.engine.tricks import natural_context
+
+CASES = [  # (game, options, tricks left at most)
+    ("classic_whist", {}, 3),
+    ("minnesota_whist", {}, 3),
+    ("german_whist", {}, 4),
+    ("romanian_whist", {"num_players": 3}, 4),
+    ("romanian_whist", {}, 3),
+    ("romanian_whist", {"num_players": 6}, 2),
+    ("bid_whist", {}, 3),
+    ("cutthroat_whist", {}, 4),
+]
+
+
+def side_tricks(game, side):
+    return sum(t for p, t in enumerate(game.tricks_won) if game.side_of(p) == side)
+
+
+def brute_force(env, side, misere):
+    """Tricks ``side`` takes from here to the end of the hand, by plain minimax over the rules."""
+    game = env.game
+    if any(env.terminations.values()) or game.phase != "play":
+        return 0
+    ob = env.observe(env.agent_selection)
+    maximise = (game.side_of(game.current_player) == side) != misere
+    values = []
+    for action in np.flatnonzero(ob["action_mask"]):
+        child = env.clone()
+        before = side_tricks(child.game, side)
+        child.step(int(action))
+        values.append(side_tricks(child.game, side) - before + brute_force(child, side, misere))
+    return max(values) if maximise else min(values)
+
+
+def brute_card_values(env, misere):
+    game = env.game
+    side = game.side_of(game.current_player)
+    out = {}
+    for action in np.flatnonzero(env.observe(env.agent_selection)["action_mask"]):
+        child = env.clone()
+        before = side_tricks(child.game, side)
+        child.step(int(action))
+        out[int(action)] = side_tricks(child.game, side) - before + brute_force(child, side, misere)
+    return out
+
+
+def ending(game_name, options, max_tricks, seed):
+    """A position of card play with at most ``max_tricks`` tricks left, reached by random play
+    and stopped after a random number of cards of its trick."""
+    for attempt in range(seed, seed + 1000, 100):
+        env = whist_env.GAMES[game_name].raw_env(episode="hand", **options)
+        env.reset(seed=attempt)
+        rng = np.random.default_rng(attempt)
+        stop_in_trick = int(rng.integers(env.game.num_players))
+        while not any(env.terminations.values()):
+            g = env.game
+            if g.phase == "play" and len(g.trick) == stop_in_trick:
+                if g.hands[g.current_player].bit_count() + (1 if g.trick else 0) <= max_tricks:
+                    return env
+            env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
+    raise AssertionError("no such ending")
+
+
+def solver_of(game):
+    return DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)])
+
+
+@pytest.mark.parametrize(("game_name", "options", "max_tricks"), CASES)
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("misere", [False, True])
+def test_the_solver_agrees_with_brute_force_minimax_through_the_rules(game_name, options, max_tricks, seed, misere):
+    env = ending(game_name, options, max_tricks, seed)
+    g = env.game
+    solver = solver_of(g)
+    assert solver.card_values(g.hands, g.leader, g.trick, misere=misere) == brute_card_values(env, misere)
+    for side in range(g.num_sides):
+        assert solver.solve(g.hands, g.leader, g.trick, side=side, misere=misere) == brute_force(env, side, misere)
+
+
+def test_equivalent_cards_are_searched_once_and_valued_alike():
+    ctx = natural_context(trump=None)
+    # seat 0 holds AKQ of spades (touching), seat 1 three small spades; two players, three tricks
+    hands = [(1 << 51) | (1 << 50) | (1 << 49), (1 << 39) | (1 << 40) | (1 << 41)]
+    solver = DoubleDummySolver(ctx, [0, 1])
+    assert solver.card_values(hands, 0) == {49: 3, 50: 3, 51: 3}
+    assert solver.nodes == 5  # one representative per play: 5 positions after the first card, no branching
+
+
+def test_positions_that_are_not_positions_are_refused():
+    solver = DoubleDummySolver(natural_context(), [0, 1, 0, 1])
+    with pytest.raises(ValueError, match="held twice"):
+        solver.solve([1, 1, 2, 4], 0)
+    with pytest.raises(ValueError, match="hand sizes"):
+        solver.solve([1, 2, 4, 8 | 16], 0)
+    with pytest.raises(ValueError, match="expected seat"):
+        solver.solve([1, 2, 4, 8], 0, trick=[(1, 5)])
+    with pytest.raises(ValueError, match="2 to 6 players"):
+        DoubleDummySolver(natural_context(), [0])
+    assert solver.solve([0, 0, 0, 0], 0) == 0
