@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from whist_env.engine.tricks import NO_SUIT, TrickContext, led_suit, legal_cards, trick_winner
+from whist_env.engine.tricks import TrickContext, led_suit, legal_cards, trick_winner
 
 
 def _bits(mask: int) -> list[int]:
@@ -50,6 +50,9 @@ class DoubleDummySolver:
         self.num_players = len(self.side_of)
         self._eff = ctx.eff_suit
         self._power = ctx.power
+        # the cards of each effective suit, strongest first (super cards apart)
+        self._suit_order = [sorted(_bits(m & ~ctx.super_mask), key=lambda c: ctx.power[c], reverse=True) for m in ctx.suit_masks]
+        self._other_mask = ~(ctx.suit_masks[0] | ctx.suit_masks[1] | ctx.suit_masks[2] | ctx.suit_masks[3]) | ctx.super_mask
         # per (side, misere): bounds of positions at trick boundaries, key (hands, leader)
         self._tables: dict[tuple[int, bool], dict[tuple[tuple[int, ...], int], tuple[int, int]]] = {}
         #: positions searched by the calls so far (a measure of the work done)
@@ -134,34 +137,29 @@ class DoubleDummySolver:
 
     def _moves(self, hands: tuple[int, ...], seat: int, trick: tuple[tuple[int, int], ...]) -> list[tuple[int, list[int]]]:
         """Legal cards of ``seat`` as ``(representative, equivalent cards)``, best first."""
-        ctx, eff, power = self.ctx, self._eff, self._power
+        ctx, power = self.ctx, self._power
         led = led_suit([c for _, c in trick], ctx) if trick else None
         legal = legal_cards(hands[seat], led, ctx)
-        live = 0
-        for h in hands:
-            live |= h
-        for _, c in trick:
-            live |= 1 << c
-        groups: list[tuple[int, list[int]]] = []
-        by_suit: dict[int, list[int]] = {}
-        for c in _bits(legal):
-            s = eff[c]
-            if s == NO_SUIT or ctx.super_mask >> c & 1:
-                groups.append((c, [c]))
-            else:
-                by_suit.setdefault(s, []).append(c)
-        for s, cards in by_suit.items():
-            order = sorted(_bits(live & ctx.suit_masks[s] & ~ctx.super_mask), key=lambda c: power[c], reverse=True)
-            mine = set(cards)
-            run: list[int] = []
-            for c in order:
-                if c in mine:
-                    run.append(c)
-                elif run:
+        groups: list[tuple[int, list[int]]] = [(c, [c]) for c in _bits(legal & self._other_mask)]
+        rest = legal & ~self._other_mask
+        if rest:
+            live = 0
+            for h in hands:
+                live |= h
+            for _, c in trick:
+                live |= 1 << c
+            for s, mask in enumerate(ctx.suit_masks):
+                if not rest & mask:
+                    continue
+                run: list[int] = []
+                for c in self._suit_order[s]:
+                    if rest >> c & 1:
+                        run.append(c)
+                    elif run and live >> c & 1:
+                        groups.append((run[0], run))
+                        run = []
+                if run:
                     groups.append((run[0], run))
-                    run = []
-            if run:
-                groups.append((run[0], run))
         groups.sort(key=lambda g: power[g[0]], reverse=True)
         return groups
 
