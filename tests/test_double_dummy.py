@@ -108,3 +108,39 @@ def test_positions_that_are_not_positions_are_refused():
     with pytest.raises(ValueError, match="2 to 6 players"):
         DoubleDummySolver(natural_context(), [0])
     assert solver.solve([0, 0, 0, 0], 0) == 0
+
+
+# --------------------------------------------------------------------------- against DDS (endplay), bridge's solver
+def _to_endplay(game):
+    from endplay.types import Card, Deal, Denom, Player, Rank
+
+    denoms = [Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades]
+    ranks = [Rank.R2, Rank.R3, Rank.R4, Rank.R5, Rank.R6, Rank.R7, Rank.R8, Rank.R9, Rank.RT, Rank.RJ, Rank.RQ, Rank.RK, Rank.RA]
+    seats = [Player.north, Player.east, Player.south, Player.west]  # clockwise, as the seats are
+
+    def card(c):
+        return Card(suit=denoms[c // 13], rank=ranks[c % 13])
+
+    hands = [h | sum(1 << c for s, c in game.trick if s == seat) for seat, h in enumerate(game.hands)]
+    pbn = "N:" + " ".join(".".join("".join("23456789TJQKA"[r] for r in range(12, -1, -1) if hands[seat] >> (suit * 13 + r) & 1)
+                                   for suit in (3, 2, 1, 0)) for seat in range(4))
+    deal = Deal(pbn)
+    deal.trump = Denom.nt if game.ctx.trump is None else denoms[game.ctx.trump]
+    deal.first = seats[game.leader]
+    for _, c in game.trick:
+        deal.play(card(c))
+    return deal, card
+
+
+@pytest.mark.parametrize("game_name", ["classic_whist", "minnesota_whist"])
+@pytest.mark.parametrize("seed", range(4))
+def test_the_solver_agrees_with_dds_on_bridge_like_endings(game_name, seed):
+    pytest.importorskip("endplay")
+    from endplay.dds import solve_board
+
+    env = ending(game_name, {}, 5, seed)
+    g = env.game
+    deal, card = _to_endplay(g)
+    dds = {(c.suit, c.rank): tricks for c, tricks in solve_board(deal)}
+    ours = solver_of(g).card_values(g.hands, g.leader, g.trick)
+    assert {(card(c).suit, card(c).rank): v for c, v in ours.items()} == dds
