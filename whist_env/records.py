@@ -55,6 +55,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from whist_env.envs.policy_action import policy_action
+
 SCHEMA = "whist-env/game-record"
 VERSION = 1
 
@@ -191,7 +193,7 @@ def record_episode(env_module: Any, game: str, options: Mapping[str, Any], seed:
     g = env.game
     while not (g.done or g.truncated):
         agent = env.agent_selection
-        action = int(policies[agent].act(env.observe(agent), env.information_state(agent)))
+        action = policy_action(policies[agent], env, agent)
         entry = rec.pre_step(agent, action)
         env.step(action)
         rec.after_step(entry)

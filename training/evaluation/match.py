@@ -43,6 +43,7 @@ from tqdm import tqdm
 from agents.base import Policy
 from training.errors import CommandError, Interrupted
 from training.evaluation.stats import ALPHA, t_summary, wilson_interval
+from whist_env.envs.policy_action import policy_action
 from whist_env.records import GameRecorder, write_records
 
 
@@ -244,7 +245,7 @@ def play_deal(
     while not (g.done or g.truncated):
         agent = raw_env.agent_selection
         policy = policies[seat_of[agent]]
-        action = policy.act(raw_env.observe(agent), raw_env.information_state(agent))
+        action = policy_action(policy, raw_env, agent)
         hand_number = g.hand_number
         entry = recorder.pre_step(agent, int(action)) if recorder is not None else None
         try:

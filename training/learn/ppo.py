@@ -58,6 +58,7 @@ import torch
 from agents.checkpoint import check_compatible, make_checkpoint, save_checkpoint
 from agents.network import ActorCritic, PolicyNet, masked_entropy, masked_log_probs, sample_actions
 from training.learn.config import ExperimentConfig
+from whist_env.envs.policy_action import policy_action
 from whist_env.envs.symmetry import SuitSymmetry
 
 LEARNER = -1  # controller id of the current policy; snapshots use their serial number (>= 0), fixed opponents 2**40 + k
@@ -313,7 +314,7 @@ class SelfPlayCollector:
                 if not _is_net(model):  # a fixed agent (heuristic, random, ...): one env at a time
                     for i in idx:
                         env = self.envs[i]
-                        actions[i] = int(model.act(observations[i], env.information_state(env.agent_selection)))
+                        actions[i] = policy_action(model, env, env.agent_selection, observations[i])
                     continue
                 obs = torch.as_tensor(np.stack([observations[i]["observation"] for i in idx]), dtype=torch.float32, device=self.device)
                 mask = torch.as_tensor(np.stack([observations[i]["action_mask"] for i in idx]), device=self.device)

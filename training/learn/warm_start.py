@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from agents.network import masked_log_probs
+from whist_env.envs.policy_action import policy_action
 
 
 @dataclass
@@ -98,7 +99,7 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
             if explore and ob["observation"][bid_index].any() and rng.random() < bid_explore:
                 action = int(rng.choice(np.flatnonzero(ob["action_mask"])))
             else:
-                action = int(teacher.act(ob, env.information_state(agent)))
+                action = policy_action(teacher, env, agent, ob)
             seats[agent].append(len(rewards))
             obs.append(ob["observation"])
             masks.append(ob["action_mask"])

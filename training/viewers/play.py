@@ -29,6 +29,7 @@ from typing import Any, TextIO
 
 from training.errors import CommandError, Interrupted
 from whist_env.engine.cards import card_from_str, card_to_str
+from whist_env.envs.policy_action import policy_action
 
 _SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 _SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
@@ -297,7 +298,7 @@ def play_game(
             say(describe_table(env, human, players, colour))
             action = _ask(env, stdin, say)
         else:
-            action = int(policies[agent].act(env.observe(agent), env.information_state(agent)))
+            action = policy_action(policies[agent], env, agent)
         phase = g.phase
         entry = recorder.pre_step(agent, action)
         env.step(action)

@@ -25,6 +25,8 @@ import gymnasium
 import numpy as np
 from gymnasium import spaces
 
+from whist_env.envs.policy_action import policy_action
+
 #: What ``step`` does with an action the mask forbids.
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
 #: Who plays the learner's partner in a partnership game.
@@ -329,7 +331,7 @@ class SingleAgentWhistEnv(gymnasium.Env):
                 return reward
             agent = self.raw.possible_agents[seat]
             policy = self._policies[seat]
-            action = policy.act(self.raw.observe(agent), self.raw.information_state(agent))
+            action = policy_action(policy, self.raw, agent)
             try:
                 reward += self._apply(action)
             except ValueError as err:
