@@ -3,8 +3,10 @@
 ``make_agent(spec, game, seed)`` builds an agent from a short text spec, as the ``whist eval``
 command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based player) or
 ``"checkpoint:PATH"`` (a trained network, :class:`agents.neural.NeuralAgent`), ``"zoo:GAME"``
-(the model zoo's trained agent of a game, :mod:`agents.zoo`) or ``"sb3:PATH"`` (a
-``MaskablePPO`` model zip from ``whist sb3-train``, :class:`agents.sb3_agent.SB3Agent`).
+(the model zoo's trained agent of a game, :mod:`agents.zoo`), ``"sb3:PATH"`` (a
+``MaskablePPO`` model zip from ``whist sb3-train``, :class:`agents.sb3_agent.SB3Agent`) or
+``"pimc:worlds=K,exact=E,rollout=SPEC"`` (Perfect Information Monte Carlo search,
+:class:`agents.search.PIMCAgent`; every option may be left out).
 """
 
 from __future__ import annotations
@@ -29,7 +31,7 @@ HEURISTICS: dict[str, type] = {
 }
 
 #: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
-AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH")
+AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "pimc[:worlds=K,exact=E,rollout=SPEC]")
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
@@ -37,8 +39,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
 
     Args:
         spec: ``"random"``, ``"heuristic"``, ``"checkpoint:PATH"``, ``"zoo:GAME"`` (``"zoo"``
-            alone: the zoo agent of ``game``) or ``"sb3:PATH"`` (case-insensitive kind; the path
-            is taken as written).
+            alone: the zoo agent of ``game``), ``"sb3:PATH"`` or ``"pimc[:k=v,...]"``
+            (case-insensitive kind; the path is taken as written).
         game: a game name of ``whist_env.GAMES`` such as ``"classic_whist"``.
         seed: seed of the agent's own random generator (random agent), ``None`` for fresh entropy.
     Returns:
@@ -77,6 +79,10 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
         if zoo_game != game:
             raise ValueError(f"agent spec {spec!r} is the zoo agent of {zoo_game!r}, but the game is {game!r}")
         return NeuralAgent.from_checkpoint(zoo_path(zoo_game), game=game, name=f"zoo:{game}")
+    if kind == "pimc":
+        from agents.search import PIMCAgent
+
+        return PIMCAgent.from_spec(game, rest, seed=seed)
     if kind == "sb3" and sep:
         if not rest:
             raise ValueError("agent spec 'sb3:' needs a path, e.g. sb3:runs/sb3/model.zip")

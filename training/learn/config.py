@@ -46,7 +46,7 @@ def _known_spec_kind(spec: str) -> bool:
     """Whether ``spec`` is of a kind :func:`agents.make_agent` builds (its path is checked there)."""
     from agents import AGENT_SPECS
 
-    return spec.strip().partition(":")[0].lower() in {form.partition(":")[0] for form in AGENT_SPECS}
+    return spec.strip().partition(":")[0].lower() in {form.partition(":")[0].partition("[")[0] for form in AGENT_SPECS}
 
 
 class PPOConfig(_Strict):

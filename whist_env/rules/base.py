@@ -676,6 +676,12 @@ class TrickTakingGame:
             out[self.side_of(s)] += t
         return out
 
+    def trick_objective(self, seat: int) -> int:
+        """What ``seat``'s side wants of this hand's tricks, as far as the contract is public:
+        ``1`` as many as it can take, ``-1`` as few (misère), ``0`` neither (an exact bid). What
+        a double-dummy search of the card play maximises (``whist_env.engine.double_dummy``)."""
+        return 1
+
     def public_state(self) -> dict[str, Any]:
         """Variant-specific public facts for ``information_state`` (card texts, ints). Default: none."""
         return {}

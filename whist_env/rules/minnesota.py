@@ -163,6 +163,10 @@ class MinnesotaWhist(TrickTakingGame):
             grand[0 if self.grand_side == self.side_of(seat) else 1] = 1.0
         return contract + grand
 
+    def trick_objective(self, seat: int) -> int:
+        """Low hands are misère for everyone (RULES.md §3): as few tricks as possible."""
+        return -1 if self.high is False else 1
+
     def public_state(self) -> dict[str, Any]:
         return {
             "contract": None if self.high is None else ("high" if self.high else "low"),

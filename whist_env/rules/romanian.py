@@ -336,6 +336,10 @@ class RomanianWhist(TrickTakingGame):
         streak bonuses left out: the scale of a game's scores (there is no target score)."""
         return float(sum(5 + k for k in self.schedule))
 
+    def trick_objective(self, seat: int) -> int:
+        """An exact bid (RULES.md §5): neither more nor fewer tricks is better in itself."""
+        return 0
+
     def public_state(self) -> dict[str, Any]:
         return {
             "deal_index": self.deal_index,

@@ -1,0 +1,58 @@
+"""Double-dummy card values of a world's position: DDS where bridge's rules apply, else the
+project's solver (``whist_env.engine.double_dummy``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from whist_env.engine.double_dummy import DoubleDummySolver
+from whist_env.engine.tricks import natural_context
+
+try:  # DDS, bridge's C++ solver: 4 hands, 52 cards, natural ranking, two partnerships
+    from endplay.dds import solve_board as _dds_solve_board
+    from endplay.types import Card as _Card
+    from endplay.types import Deal as _Deal
+    from endplay.types import Denom as _Denom
+    from endplay.types import Player as _Player
+    from endplay.types import Rank as _Rank
+    _RANKS = sorted(_Rank, key=lambda r: r.value)  # two .. ace, as the card ids count them
+    _DENOMS = [_Denom.clubs, _Denom.diamonds, _Denom.hearts, _Denom.spades]
+except ImportError:  # pragma: no cover - endplay is optional
+    _dds_solve_board = None
+
+_RANK_TEXT = "23456789TJQKA"
+
+
+def bridge_like(game: Any) -> bool:
+    """Whether DDS can value ``game``'s card play: 4 seats in two partnerships (seat i on side
+    i % 2), the natural ranking with a trump suit or none, no jokers, no must-trump."""
+    ctx = game.ctx
+    return (game.num_players == 4 and game.num_sides == 2 and all(game.side_of(p) == p % 2 for p in range(4))
+            and ctx.eff_suit == natural_context(ctx.trump).eff_suit and ctx.power == natural_context(ctx.trump).power
+            and not ctx.must_trump and not ctx.super_mask)
+
+
+def dds_card_values(game: Any) -> dict[int, int]:
+    """DDS's value of every legal card of the seat to play (tricks its side takes from the
+    current trick on); ``game`` must be :func:`bridge_like` and endplay installed."""
+    denoms = _DENOMS
+    hands = [h | sum(1 << c for s, c in game.trick if s == seat) for seat, h in enumerate(game.hands)]
+    pbn = "N:" + " ".join(".".join("".join(_RANK_TEXT[r] for r in range(12, -1, -1) if hands[seat] >> (suit * 13 + r) & 1)
+                                   for suit in (3, 2, 1, 0)) for seat in range(4))
+    deal = _Deal(pbn)
+    deal.trump = _Denom.nt if game.ctx.trump is None else denoms[game.ctx.trump]
+    deal.first = [_Player.north, _Player.east, _Player.south, _Player.west][game.leader]
+    for _, c in game.trick:
+        deal.play(_Card(suit=denoms[c // 13], rank=_RANKS[c % 13]))
+    return {denoms.index(card.suit) * 13 + _RANKS.index(card.rank): int(tricks) for card, tricks in _dds_solve_board(deal)}
+
+
+def card_values(game: Any, misere: bool = False) -> dict[int, int]:
+    """Value of every legal card of the seat to play in ``game`` (a rules object in card play,
+    every hand known: a sampled world): the tricks the seat's side takes from the current trick
+    on under double-dummy play (fewest best when ``misere``). DDS when :func:`bridge_like` and
+    endplay is installed (not for misère), else :class:`DoubleDummySolver`."""
+    if _dds_solve_board is not None and not misere and bridge_like(game):
+        return dds_card_values(game)
+    solver = DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)])
+    return solver.card_values(game.hands, game.leader, game.trick, misere=misere)

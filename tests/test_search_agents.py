@@ -1,0 +1,88 @@
+"""Search agents (agents/search/): legal play in every game, no peeking at hidden cards, specs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import whist_env
+from agents import make_agent
+from agents.search import PIMCAgent
+from training.evaluation.match import evaluate_pair
+from whist_env.envs.policy_action import policy_action
+
+GAMES = sorted(whist_env.GAMES)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_pimc_plays_whole_hands_in_every_game(game):
+    pimc = make_agent("pimc:worlds=1,exact=3", game, seed=0)
+    result = evaluate_pair(game, pimc, make_agent("heuristic", game), 1, seed=5, options={"episode": "hand"})
+    assert result.deals == 1 and result.hands >= 2  # both seatings of the duplicate deal, every move legal
+
+
+def _card_play_position(game, seed, min_tricks_left, max_tricks_left=99):
+    """A card-play decision with a choice and ``min_tricks_left`` to ``max_tricks_left`` cards in
+    hand, after a few plays by the heuristic (the first deal of the seeds from ``seed`` with one)."""
+    heuristic = make_agent("heuristic", game)
+    for attempt in range(seed, seed + 50):
+        env = whist_env.GAMES[game].raw_env(episode="hand")
+        env.reset(seed=attempt)
+        stop = int(np.random.default_rng(attempt).integers(2, 6))
+        plays = 0
+        while not any(env.terminations.values()):
+            agent = env.agent_selection
+            if env.game.phase in env.game.CARD_PLAY_PHASES:
+                plays += 1
+                legal = np.flatnonzero(env.observe(agent)["action_mask"])
+                left = len(env.information_state(agent)["hand"])
+                if plays >= stop and len(legal) > 1 and min_tricks_left <= left <= max_tricks_left:
+                    return env, agent
+            env.step(policy_action(heuristic, env, agent))
+    raise AssertionError("no position")
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("exact", [0, 4])  # rollouts; double-dummy solving
+def test_pimc_decisions_do_not_depend_on_the_hidden_cards(game, exact):
+    env, agent = _card_play_position(game, seed=3, min_tricks_left=2, max_tricks_left=exact or 99)
+    other = env.resample_from_infostate(agent, np.random.default_rng(99))  # same knowledge, other hidden cards
+    seat = env.possible_agents.index(agent)
+    assert dict(other.information_state(agent)) == dict(env.information_state(agent))
+    hidden_differ = [h for s, h in enumerate(other.game.hands) if s != seat] != [h for s, h in enumerate(env.game.hands) if s != seat]
+    assert hidden_differ or (game == "german_whist" and exact)  # once the stock is gone, German hands are known
+    a = PIMCAgent(game, worlds=3, exact=exact, seed=7).act_in_env(env, agent)
+    b = PIMCAgent(game, worlds=3, exact=exact, seed=7).act_in_env(other, agent)
+    assert a == b and env.observe(agent)["action_mask"][a] == 1
+
+
+def test_pimc_specs_and_their_errors():
+    agent = make_agent("pimc:worlds=3,exact=2,rollout=random", "classic_whist", seed=1)
+    assert (agent.worlds, agent.exact, agent.rollout_spec) == (3, 2, "random")
+    assert agent.name == "pimc:worlds=3,exact=2,rollout=random"
+    default = make_agent("pimc", "classic_whist")
+    assert (default.worlds, default.exact, default.rollout_spec) == (16, 5, "heuristic")
+    with pytest.raises(ValueError, match="unknown option 'depth=3'; options: worlds=<int>"):
+        make_agent("pimc:depth=3", "classic_whist")
+    with pytest.raises(ValueError, match="worlds='many' is not a int"):
+        make_agent("pimc:worlds=many", "classic_whist")
+    with pytest.raises(ValueError, match="worlds must be >= 1"):
+        make_agent("pimc:worlds=0", "classic_whist")
+    with pytest.raises(ValueError, match="unknown agent spec"):
+        make_agent("pimc:rollout=nonsense", "classic_whist")
+    with pytest.raises(TypeError, match="act_in_env"):
+        agent.act({"observation": np.zeros(3), "action_mask": np.ones(3)})
+
+
+def test_dds_serves_bridge_like_hands_only_and_agrees_with_the_solver():
+    pytest.importorskip("endplay")
+    from agents.search.solving import bridge_like, dds_card_values
+    from whist_env.engine.double_dummy import DoubleDummySolver
+
+    for game in GAMES:
+        env, _ = _card_play_position(game, seed=1, min_tricks_left=1, max_tricks_left=4)
+        g = env.game
+        assert bridge_like(g) == (game in ("classic_whist", "minnesota_whist")), game
+        if bridge_like(g):
+            solver = DoubleDummySolver(g.ctx, [g.side_of(p) for p in range(4)])
+            assert dds_card_values(g) == solver.card_values(g.hands, g.leader, g.trick)
