@@ -76,6 +76,10 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
         from agents.zoo import zoo_path
 
         zoo_game = rest.strip() or game
+        from whist_env import GAMES
+
+        if zoo_game not in GAMES:
+            raise ValueError(f"agent spec {spec!r}: unknown game {zoo_game!r}; games: {sorted(GAMES)}")
         if zoo_game != game:
             raise ValueError(f"agent spec {spec!r} is the zoo agent of {zoo_game!r}, but the game is {game!r}")
         return NeuralAgent.from_checkpoint(zoo_path(zoo_game), game=game, name=f"zoo:{game}")

@@ -86,7 +86,7 @@ def run_variant(config_path: str, variant: str, seconds: float, deals: int, eval
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--config", default="configs/classic_strong.yaml")
+    parser.add_argument("--config", default="configs/classic_strong.yaml", help="training config to ablate (default: classic_strong)")
     parser.add_argument("--variants", nargs="*", default=list(VARIANTS), choices=VARIANTS)
     parser.add_argument("--minutes", type=float, default=30.0, help="wall-clock budget of each variant (default 30)")
     parser.add_argument("--deals", type=int, default=2000, help="duplicate deals against the heuristic (default 2000)")
@@ -94,7 +94,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2, help="variants trained at once (default 2)")
     parser.add_argument("--warm-decisions", type=int, default=None,
                         help="teacher decisions of the warm start (default: the config's), to leave PPO time in a short budget")
-    parser.add_argument("--out", default="runs/ablation")
+    parser.add_argument("--out", default="runs/ablation", help="folder of the variants' runs and ablation.json (default runs/ablation)")
     args = parser.parse_args()
     Path(args.out).mkdir(parents=True, exist_ok=True)
     print(f"{len(args.variants)} variants of {args.config}, {args.minutes:g} min each, {args.jobs} at a time: "

@@ -73,7 +73,7 @@ def ending(game_name, options, max_tricks, seed):
 
 
 def solver_of(game):
-    return DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)])
+    return DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask())
 
 
 @pytest.mark.parametrize(("game_name", "options", "max_tricks"), CASES)
@@ -107,6 +107,18 @@ def test_positions_that_are_not_positions_are_refused():
         solver.solve([1, 2, 4, 8], 0, trick=[(1, 5)])
     with pytest.raises(ValueError, match="2 to 6 players"):
         DoubleDummySolver(natural_context(), [0])
+    with pytest.raises(ValueError, match="side 5 is not one of the sides"):
+        solver.solve([1, 2, 4, 8], 0, side=5)
+    classic = DoubleDummySolver(natural_context(), [0, 1, 0, 1], deck=(1 << 52) - 1)
+    with pytest.raises(ValueError, match="outside this game's deck"):
+        classic.solve([1 << 52, 1 << 26, 1, 2], 0)  # a joker in a 52-card game
+    with pytest.raises(ValueError, match="outside this game's deck"):
+        solver.solve([-1, 2, 4, 8], 0)
+    with pytest.raises(ValueError, match="not a card of this game's deck"):
+        solver.solve([1, 2, 4, 8 | 16], 0, trick=[(0, -1)])
+    # seat 1 shows out of spades (plays 2H) while holding the queen: a revoke, not a position
+    with pytest.raises(ValueError, match="following suit"):
+        solver.solve([1 << 50, 1 << 49, 3, 12], 0, trick=[(0, 51), (1, 26)])
     assert solver.solve([0, 0, 0, 0], 0) == 0
 
 

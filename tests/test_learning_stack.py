@@ -286,6 +286,8 @@ def test_zoo_specs_name_what_is_missing():
 
     with pytest.raises(ValueError, match="zoo agent of 'minnesota_whist', but the game is 'classic_whist'"):
         make_agent("zoo:minnesota_whist", "classic_whist")
+    with pytest.raises(ValueError, match="unknown game 'nonsense'"):
+        make_agent("zoo:nonsense", "classic_whist")
     missing = [g for g in GAMES if g not in available()]
     for game in missing:
         with pytest.raises(ValueError, match=f"holds no agent for '{game}'"):

@@ -64,12 +64,16 @@ def test_pimc_specs_and_their_errors():
     assert (default.worlds, default.exact, default.rollout_spec) == (16, 5, "heuristic")
     with pytest.raises(ValueError, match="unknown option 'depth=3'; options: worlds=<int>"):
         make_agent("pimc:depth=3", "classic_whist")
-    with pytest.raises(ValueError, match="worlds='many' is not a int"):
+    with pytest.raises(ValueError, match="worlds='many' is not an int"):
         make_agent("pimc:worlds=many", "classic_whist")
     with pytest.raises(ValueError, match="worlds must be >= 1"):
         make_agent("pimc:worlds=0", "classic_whist")
     with pytest.raises(ValueError, match="unknown agent spec"):
         make_agent("pimc:rollout=nonsense", "classic_whist")
+    with pytest.raises(ValueError, match="given twice"):
+        make_agent("pimc:worlds=2,worlds=3", "classic_whist")
+    with pytest.raises(ValueError, match="rollout='pimc' is a search agent"):
+        make_agent("pimc:rollout=pimc", "classic_whist")
     with pytest.raises(TypeError, match="act_in_env"):
         agent.act({"observation": np.zeros(3), "action_mask": np.ones(3)})
 

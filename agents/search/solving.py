@@ -54,5 +54,5 @@ def card_values(game: Any, misere: bool = False) -> dict[int, int]:
     endplay is installed (not for misère), else :class:`DoubleDummySolver`."""
     if _dds_solve_board is not None and not misere and bridge_like(game):
         return dds_card_values(game)
-    solver = DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)])
+    solver = DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask())
     return solver.card_values(game.hands, game.leader, game.trick, misere=misere)

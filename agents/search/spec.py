@@ -11,8 +11,8 @@ def parse_options(kind: str, text: str, types: Mapping[str, type]) -> dict[str, 
     only if it is ``rollout``: an agent spec such as ``checkpoint:PATH`` is taken as written).
 
     Raises:
-        ValueError: an unknown key, a key without ``=``, or a value of the wrong type, with
-            the keys the agent takes.
+        ValueError: an unknown key, a key without ``=``, a key given twice, or a value of the
+            wrong type, with the keys the agent takes.
     """
     out: dict[str, Any] = {}
     text = text.strip()
@@ -26,6 +26,8 @@ def parse_options(kind: str, text: str, types: Mapping[str, type]) -> dict[str, 
         key = key.strip().lower()
         if not sep or key not in types:
             raise ValueError(f"{kind}: unknown option {parts[k].strip()!r}; options: {known}")
+        if key in out:
+            raise ValueError(f"{kind}: option {key} is given twice")
         if key == "rollout":  # an agent spec may itself contain commas: it runs to the next known key
             while k + 1 < len(parts) and parts[k + 1].partition("=")[0].strip().lower() not in types:
                 k += 1
@@ -33,6 +35,7 @@ def parse_options(kind: str, text: str, types: Mapping[str, type]) -> dict[str, 
         try:
             out[key] = types[key](value.strip())
         except ValueError:
-            raise ValueError(f"{kind}: option {key}={value.strip()!r} is not a {types[key].__name__}; options: {known}") from None
+            article = "an" if types[key].__name__[0] in "aeiou" else "a"
+            raise ValueError(f"{kind}: option {key}={value.strip()!r} is not {article} {types[key].__name__}; options: {known}") from None
         k += 1
     return out

@@ -596,8 +596,8 @@ class PPOTrainer:
             raise ValueError(f"checkpoint {'relabels' if 'suit_observation' in ckpt['model'] else 'does not relabel'} suits, "
                              f"the config asks canonical_suits: {self.cfg.canonical_suits}")
         if list(ckpt.get("bid_features") or []) != self.bid_features:
-            raise ValueError(f"checkpoint's bid head reads features {list(ckpt.get('bid_features') or [])}, the config's "
-                             f"{self.bid_features} (bid_head: {self.cfg.bid_head})")
+            raise ValueError(f"the checkpoint was trained with train.bid_head: {bool(ckpt.get('bid_features'))}, "
+                             f"the config has bid_head: {self.cfg.bid_head}")
         self.net.load_state_dict(ckpt["model"])
         if ckpt.get("optimizer") is not None:
             self.optimizer.load_state_dict(ckpt["optimizer"])

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from whist_env.engine.cards import FULL_DECK_54
 from whist_env.engine.tricks import TrickContext, led_suit, legal_cards, trick_winner
 
 
@@ -38,14 +39,17 @@ class DoubleDummySolver:
     Args:
         ctx: the hand's trick context.
         side_of: side of each seat (length N, 2 <= N <= 6).
+        deck: bitmask of the game's cards (``TrickTakingGame.deck_mask()``); positions holding
+            another card are refused (default: all 54 card ids).
     Raises:
         ValueError: fewer than 2 or more than 6 seats.
     """
 
-    def __init__(self, ctx: TrickContext, side_of: Sequence[int]) -> None:
+    def __init__(self, ctx: TrickContext, side_of: Sequence[int], deck: int = FULL_DECK_54) -> None:
         if not 2 <= len(side_of) <= 6:
             raise ValueError(f"a trick needs 2 to 6 players, got {len(side_of)}")
         self.ctx = ctx
+        self.deck = int(deck)
         self.side_of = tuple(int(s) for s in side_of)
         self.num_players = len(self.side_of)
         self._eff = ctx.eff_suit
@@ -76,6 +80,8 @@ class DoubleDummySolver:
                 complete trick, hands of unequal length where they must be equal).
         """
         hands, trick = self._check(hands, leader, trick)
+        if side not in self.side_of:
+            raise ValueError(f"side {side!r} is not one of the sides {sorted(set(self.side_of))}")
         total = self._tricks_left(hands, trick)
         if total == 0:
             return 0
@@ -114,16 +120,25 @@ class DoubleDummySolver:
         if len(trick) >= n:
             raise ValueError("the current trick is complete: give the position after it")
         seen = 0
-        for h in hands:
+        for seat, h in enumerate(hands):
+            if h < 0 or h & ~self.deck:
+                raise ValueError(f"hand of seat {seat} holds cards outside this game's deck (bitmask {h:#x})")
             if seen & h:
                 raise ValueError("a card is held twice")
             seen |= h
+        cards_before = list(hands)
+        for _, c in trick:
+            if not 0 <= c < 64 or not self.deck >> c & 1:
+                raise ValueError(f"trick card {c} is not a card of this game's deck")
         for k, (s, c) in enumerate(trick):
             if s != (leader + k) % n:
                 raise ValueError(f"trick play {k} is by seat {s}, expected seat {(leader + k) % n}")
             if seen >> c & 1:
                 raise ValueError(f"card {c} is both in the trick and in a hand")
             seen |= 1 << c
+            led = led_suit([card for _, card in trick[:k]], self.ctx) if k else None
+            if not legal_cards(cards_before[s] | 1 << c, led, self.ctx) >> c & 1:
+                raise ValueError(f"trick play {k} (card {c} by seat {s}) breaks the rules of following suit")
         counts = [h.bit_count() for h in hands]
         played = {s for s, _ in trick}
         base = counts[(leader + len(trick)) % n]  # the seat to play has not played to this trick
