@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from agents.card_play import CardView, legal_actions, mask_of, play_for_tricks
-from whist_env.engine.cards import FULL_DECK_52, SUIT_MASKS, SUITS, card_from_str, rank_of, suit_of
+from whist_env.engine.cards import FULL_DECK_52, SUIT_MASKS, SUITS, card_from_str, cards_list, rank_of, suit_of
 from whist_env.engine.tricks import natural_context
 
 _NUM_SEATS = 2
@@ -279,21 +279,12 @@ def _reply_order(replies: int, pc: int, suit: int, s: int, trump: int) -> list[i
     following = replies & suit
     if following:
         below = following & ((1 << pc) - 1)
-        winners, losers = _bits(following & ~below), _bits(below)
+        winners, losers = cards_list(following & ~below), cards_list(below)
     elif trump >= 0 and s != trump and replies & SUIT_MASKS[trump]:
-        winners, losers = _bits(replies & SUIT_MASKS[trump]), _bits(replies & ~SUIT_MASKS[trump])
+        winners, losers = cards_list(replies & SUIT_MASKS[trump]), cards_list(replies & ~SUIT_MASKS[trump])
     else:
-        return _bits(replies)
+        return cards_list(replies)
     return winners[:1] + losers[:1] + winners[1:] + losers[1:]
-
-
-def _bits(m: int) -> list[int]:
-    out = []
-    while m:
-        low = m & -m
-        out.append(low.bit_length() - 1)
-        m ^= low
-    return out
 
 
 def _at_least(a: int, b: int, k: int, trump: int, memo: dict[int, int]) -> bool:

@@ -20,17 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from whist_env.engine.cards import FULL_DECK_54
+from whist_env.engine.cards import FULL_DECK_54, cards_list
 from whist_env.engine.tricks import TrickContext, led_suit, legal_cards, trick_winner
-
-
-def _bits(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 class DoubleDummySolver:
@@ -55,7 +46,7 @@ class DoubleDummySolver:
         self._eff = ctx.eff_suit
         self._power = ctx.power
         # the cards of each effective suit, strongest first (super cards apart)
-        self._suit_order = [sorted(_bits(m & ~ctx.super_mask), key=lambda c: ctx.power[c], reverse=True) for m in ctx.suit_masks]
+        self._suit_order = [sorted(cards_list(m & ~ctx.super_mask), key=lambda c: ctx.power[c], reverse=True) for m in ctx.suit_masks]
         self._other_mask = ~(ctx.suit_masks[0] | ctx.suit_masks[1] | ctx.suit_masks[2] | ctx.suit_masks[3]) | ctx.super_mask
         # per (side, misere): bounds of positions at trick boundaries, key (hands, leader)
         self._tables: dict[tuple[int, bool], dict[tuple[tuple[int, ...], int], tuple[int, int]]] = {}
@@ -155,7 +146,7 @@ class DoubleDummySolver:
         ctx, power = self.ctx, self._power
         led = led_suit([c for _, c in trick], ctx) if trick else None
         legal = legal_cards(hands[seat], led, ctx)
-        groups: list[tuple[int, list[int]]] = [(c, [c]) for c in _bits(legal & self._other_mask)]
+        groups: list[tuple[int, list[int]]] = [(c, [c]) for c in cards_list(legal & self._other_mask)]
         rest = legal & ~self._other_mask
         if rest:
             live = 0
