@@ -6,7 +6,9 @@ command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based pl
 (the model zoo's trained agent of a game, :mod:`agents.zoo`), ``"sb3:PATH"`` (a
 ``MaskablePPO`` model zip from ``whist sb3-train``, :class:`agents.sb3_agent.SB3Agent`) or
 ``"pimc:worlds=K,exact=E,rollout=SPEC"`` (Perfect Information Monte Carlo search,
-:class:`agents.search.PIMCAgent`; every option may be left out).
+:class:`agents.search.PIMCAgent`) or ``"ismcts:iters=N,rollout=SPEC"`` (information set
+Monte Carlo tree search, :class:`agents.search.ISMCTSAgent`); a search agent's options may be
+left out.
 """
 
 from __future__ import annotations
@@ -31,7 +33,8 @@ HEURISTICS: dict[str, type] = {
 }
 
 #: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
-AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "pimc[:worlds=K,exact=E,rollout=SPEC]")
+AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "pimc[:worlds=K,exact=E,rollout=SPEC]",
+               "ismcts[:iters=N,seconds=S,c=C,rollout=SPEC]")
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
@@ -39,7 +42,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
 
     Args:
         spec: ``"random"``, ``"heuristic"``, ``"checkpoint:PATH"``, ``"zoo:GAME"`` (``"zoo"``
-            alone: the zoo agent of ``game``), ``"sb3:PATH"`` or ``"pimc[:k=v,...]"``
+            alone: the zoo agent of ``game``), ``"sb3:PATH"``, ``"pimc[:k=v,...]"`` or ``"ismcts[:k=v,...]"``
             (case-insensitive kind; the path is taken as written).
         game: a game name of ``whist_env.GAMES`` such as ``"classic_whist"``.
         seed: seed of the agent's own random generator (random agent), ``None`` for fresh entropy.
@@ -87,6 +90,10 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
         from agents.search import PIMCAgent
 
         return PIMCAgent.from_spec(game, rest, seed=seed)
+    if kind == "ismcts":
+        from agents.search import ISMCTSAgent
+
+        return ISMCTSAgent.from_spec(game, rest, seed=seed)
     if kind == "sb3" and sep:
         if not rest:
             raise ValueError("agent spec 'sb3:' needs a path, e.g. sb3:runs/sb3/model.zip")

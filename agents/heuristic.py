@@ -50,6 +50,8 @@ class ClassicHeuristicAgent:
     """
 
     name = "heuristic"
+    #: It reads only the observation's action mask (search rollouts may skip the encoding).
+    uses_observation_vector = False
 
     def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
         """The card to play, as an action id (= card id 0..51) allowed by the mask.

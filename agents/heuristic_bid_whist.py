@@ -186,6 +186,8 @@ class BidWhistHeuristicAgent:
     """
 
     name = "heuristic"
+    #: It reads only the observation's action mask (search rollouts may skip the encoding).
+    uses_observation_vector = False
 
     def __init__(self, partner_books: float = 2.5, kitty_gain: float = 1.5, margin: float = 0.0, notrump_margin: float = 0.5) -> None:
         self.partner_books = partner_books

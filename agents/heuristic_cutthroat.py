@@ -77,6 +77,8 @@ class CutthroatHeuristicAgent:
     """
 
     name = "heuristic"
+    #: It reads only the observation's action mask (search rollouts may skip the encoding).
+    uses_observation_vector = False
 
     def __init__(self, jokers_high: bool | None = None, big_joker: str | None = None) -> None:
         self.jokers_high = jokers_high

@@ -66,6 +66,8 @@ class GermanHeuristicAgent:
     """
 
     name = "heuristic"
+    #: It reads only the observation's action mask (search rollouts may skip the encoding).
+    uses_observation_vector = False
 
     #: Phase-2 solver memo per trump suit: rank-compressed ``leader's hand << 52 | follower's
     #: hand -> lo << 4 | hi`` (known bounds of the leader's tricks), a pure function of its key,

@@ -61,6 +61,8 @@ class MinnesotaHeuristicAgent:
     """
 
     name = "heuristic"
+    #: It reads only the observation's action mask (search rollouts may skip the encoding).
+    uses_observation_vector = False
 
     def __init__(self, black_threshold: int = 11) -> None:
         self.black_threshold = black_threshold

@@ -190,6 +190,8 @@ class RomanianHeuristicAgent:
     """
 
     name = "heuristic"
+    #: It reads only the observation's action mask (search rollouts may skip the encoding).
+    uses_observation_vector = False
 
     def __init__(self, bid_bias: float = 0.0) -> None:
         self.bid_bias = bid_bias

@@ -46,6 +46,11 @@ class NeuralAgent:
         else:
             self._generator.seed()
 
+    def reseed(self, seed: int) -> None:
+        """Restart the sampling generator from ``seed`` (matches do so before every play, so
+        that a play does not depend on the plays before it)."""
+        self._generator.manual_seed(int(seed))
+
     def check_fits(self, obs_size: int, num_actions: int) -> None:
         """Raise ``ValueError`` unless the network reads ``obs_size`` floats and scores
         ``num_actions`` actions (an env of other rule options may differ, e.g. more players)."""

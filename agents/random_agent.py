@@ -19,8 +19,15 @@ class RandomAgent:
     """
 
     name = "random"
+    #: It reads only the observation's action mask (search rollouts may skip the encoding).
+    uses_observation_vector = False
 
     def __init__(self, seed: int | None = None) -> None:
+        self.rng = np.random.default_rng(seed)
+
+    def reseed(self, seed: int) -> None:
+        """Restart its generator from ``seed`` (matches do so before every play, so that a play
+        does not depend on the plays before it)."""
         self.rng = np.random.default_rng(seed)
 
     def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:

@@ -157,6 +157,7 @@ def test_cli_eval_writes_json_and_csv(tmp_path, capsys, eval_only_cli):
         (["--game", "no_such_whist", "--agents", "random", "random"], "unknown game"),
         (["--agents", "random"], "at least two"),
         (["--agents", "random", "random", "--option", "nonsense=1"], "nonsense"),
+        (["--agents", "random", "random", "--workers", "0"], "--workers must be >= 1"),
     ],
 )
 def test_cli_eval_bad_input_exits_2(argv, message, capsys, eval_only_cli):
@@ -220,3 +221,47 @@ def test_rule_differences_name_the_options_a_checkpoint_was_trained_with():
     assert rule_differences(Trained(), ClassicOptions()) == "honours=False (here True)"
     assert rule_differences(Trained(), ClassicOptions(honours=False)) == ""
     assert rule_differences(object(), ClassicOptions()) == ""
+
+
+def test_workers_give_exactly_the_serial_result(tmp_path):
+    """Deals played by a pool of processes: the same result, deal outcomes and records as one
+    process, for agents with their own random generators (random play, PIMC worlds)."""
+    from agents import make_agent
+
+    runs = {}
+    for workers in (1, 2):
+        outcomes = []
+        records = tmp_path / f"records_{workers}.jsonl"
+        result = evaluate_pair("german_whist", make_agent("pimc:worlds=2,exact=1", "german_whist", seed=workers),
+                               make_agent("random", "german_whist", seed=10 + workers), 4, seed=8, workers=workers,
+                               on_deal=outcomes.append, records_path=records)
+        data = result.to_dict()
+        del data["seconds"]
+        runs[workers] = (data, outcomes, records.read_text())
+    assert runs[1] == runs[2]
+    assert [o.index for o in runs[2][1]] == [0, 1, 2, 3]
+
+
+def test_a_play_does_not_depend_on_the_plays_before_it():
+    """Every play reseeds the agents: skipping deals (a resumed league) changes nothing else."""
+    from agents import make_agent
+
+    def outcomes(skip):
+        seen = []
+        evaluate_pair("classic_whist", make_agent("random", "classic_whist"), make_agent("random", "classic_whist"), 5,
+                      seed=3, on_deal=seen.append, skip_deals=skip)
+        return {o.index: o for o in seen}
+
+    full, resumed = outcomes(()), outcomes({0, 1, 3})
+    assert {i: full[i] for i in (2, 4)} == resumed
+
+
+def test_workers_reject_bad_counts_and_unpicklable_agents():
+    with pytest.raises(ValueError, match="workers must be an int >= 1"):
+        evaluate_pair("classic_whist", RandomAgent(seed=0), RandomAgent(seed=1), 2, workers=0)
+
+    class Local(RandomAgent):  # a class defined in a function cannot be pickled
+        pass
+
+    with pytest.raises(ValueError, match="can be pickled"):
+        evaluate_pair("classic_whist", Local(seed=0), RandomAgent(seed=1), 2, workers=2)

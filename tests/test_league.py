@@ -84,3 +84,19 @@ def test_league_and_leaderboard_errors(tmp_path, capsys):
     assert main(["league", "--agents", "random", "--db", str(tmp_path / "x.sqlite")]) == 2
     assert main(["leaderboard", "--db", str(tmp_path / "missing.sqlite")]) == 2
     assert "no results store" in capsys.readouterr().err
+
+
+def test_league_with_workers_stores_the_same_deals(league, tmp_path):
+    db, _ = league
+    parallel = tmp_path / "parallel.sqlite"
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["league", "--game", "classic_whist", "--agents", *AGENTS, "--deals", "40", "--seed", "5",
+                     "--db", str(parallel), "--quiet", "--workers", "2"]) == 0
+    boards = []
+    for path in (db, parallel):
+        with ResultsStore(path) as store:
+            boards.append(compute_leaderboard(store, "classic_whist", {"episode": "hand"}))
+    serial, pooled = boards
+    assert [(r.name, r.mu, r.sigma, r.deals) for r in serial.ratings] == [(r.name, r.mu, r.sigma, r.deals) for r in pooled.ratings]
+    assert [(p.agent_a, p.agent_b, p.win_rate, p.points_per_hand) for p in serial.pairs] == \
+        [(p.agent_a, p.agent_b, p.win_rate, p.points_per_hand) for p in pooled.pairs]

@@ -7,7 +7,7 @@ import pytest
 
 import whist_env
 from agents import make_agent
-from agents.search import PIMCAgent
+from agents.search import ISMCTSAgent, PIMCAgent
 from training.evaluation.match import evaluate_pair
 from whist_env.envs.policy_action import policy_action
 
@@ -61,7 +61,13 @@ def test_pimc_specs_and_their_errors():
     assert (agent.worlds, agent.exact, agent.rollout_spec) == (3, 2, "random")
     assert agent.name == "pimc:worlds=3,exact=2,rollout=random"
     default = make_agent("pimc", "classic_whist")
-    assert (default.worlds, default.exact, default.rollout_spec) == (16, 5, "heuristic")
+    assert (default.worlds, default.exact, default.rollout_spec) == (8, None, "heuristic")
+    assert default.name == "pimc:worlds=8,exact=auto,rollout=heuristic"
+    assert make_agent("pimc:exact=AUTO", "classic_whist").exact is None
+    with pytest.raises(ValueError, match="exact='deep' is not an int or 'auto'"):
+        make_agent("pimc:exact=deep", "classic_whist")
+    with pytest.raises(ValueError, match="exact must be >= 0"):
+        make_agent("pimc:exact=-1", "classic_whist")
     with pytest.raises(ValueError, match="unknown option 'depth=3'; options: worlds=<int>"):
         make_agent("pimc:depth=3", "classic_whist")
     with pytest.raises(ValueError, match="worlds='many' is not an int"):
@@ -90,3 +96,102 @@ def test_dds_serves_bridge_like_hands_only_and_agrees_with_the_solver():
         if bridge_like(g):
             solver = DoubleDummySolver(g.ctx, [g.side_of(p) for p in range(4)])
             assert dds_card_values(g) == solver.card_values(g.hands, g.leader, g.trick)
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_ismcts_plays_whole_hands_in_every_game(game):
+    ismcts = make_agent("ismcts:iters=3", game, seed=0)
+    result = evaluate_pair(game, ismcts, make_agent("heuristic", game), 1, seed=5, options={"episode": "hand"})
+    assert result.deals == 1 and result.hands >= 2  # bids, discards and cards: every move legal
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_ismcts_decisions_do_not_depend_on_the_hidden_cards(game):
+    env, agent = _card_play_position(game, seed=3, min_tricks_left=2)
+    other = env.resample_from_infostate(agent, np.random.default_rng(99))
+    assert dict(other.information_state(agent)) == dict(env.information_state(agent))
+    a = ISMCTSAgent(game, iters=12, seed=7).act_in_env(env, agent)
+    b = ISMCTSAgent(game, iters=12, seed=7).act_in_env(other, agent)
+    assert a == b and env.observe(agent)["action_mask"][a] == 1
+
+
+def _bidding_position(game, seed):
+    """The first decision of a bidding phase (auction, exact bid) with a choice."""
+    env = whist_env.GAMES[game].raw_env(episode="hand")
+    for attempt in range(seed, seed + 50):
+        env.reset(seed=attempt)
+        agent = env.agent_selection
+        if env.game.phase in env.game.BIDDING_PHASES and env.observe(agent)["action_mask"].sum() > 1:
+            return env, agent
+    raise AssertionError("no position")
+
+
+@pytest.mark.parametrize("kind", ["pimc:worlds=3,exact=2", "pimc:worlds=3,exact=0", "ismcts:iters=8"])
+@pytest.mark.parametrize("game", ["romanian_whist", "bid_whist"])
+def test_search_bids_do_not_depend_on_the_hidden_cards(game, kind):
+    env, agent = _bidding_position(game, seed=4)
+    other = env.resample_from_infostate(agent, np.random.default_rng(99))
+    assert dict(other.information_state(agent)) == dict(env.information_state(agent))
+    a = make_agent(kind, game, seed=7).act_in_env(env, agent)
+    b = make_agent(kind, game, seed=7).act_in_env(other, agent)
+    assert a == b and env.observe(agent)["action_mask"][a] == 1
+
+
+def _romanian_one_card_deal(card_of_player_1, card_of_player_2="9H"):
+    """Romanian Whist, the first deal (one card each, no trump), player_1 to lead and bid first."""
+    hands = {"player_0": ["TD"], "player_1": [card_of_player_1], "player_2": [card_of_player_2], "player_3": ["QC"]}
+    env = whist_env.GAMES["romanian_whist"].raw_env(episode="hand")
+    env.reset(seed=0, options={"hands": hands, "dealer": "player_0", "deal_index": 0})
+    assert env.agent_selection == "player_1" and env.game.k == 1
+    return env
+
+
+@pytest.mark.parametrize("exact", [1, 0])  # double dummy; rollouts
+def test_pimc_bids_the_tricks_it_takes_in_every_world(exact):
+    agent = PIMCAgent("romanian_whist", worlds=6, exact=exact, seed=3)
+    env = _romanian_one_card_deal("AS")  # an ace, led: one trick in every world
+    assert env.game.action_label(agent.act_in_env(env, "player_1")) == "bid:1"
+    env = _romanian_one_card_deal("AS", "7C")  # the lowest club, not led: no trick in any world
+    env.step(env.game.action_id("bid:1"))
+    labels = [env.game.action_label(agent.act_in_env(env, "player_2")) for _ in range(3)]
+    assert labels == ["bid:0"] * 3
+
+
+def test_pimc_bid_obeys_the_hook_rule():
+    env = _romanian_one_card_deal("AS")
+    for bid in ("bid:0", "bid:0", "bid:0"):  # players 1, 2, 3 bid nothing: the dealer may not bid 1
+        env.step(env.game.action_id(bid))
+    assert env.agent_selection == "player_0"
+    mask = env.observe("player_0")["action_mask"]
+    assert mask[env.game.action_id("bid:1")] == 0
+    action = PIMCAgent("romanian_whist", worlds=4, seed=1).act_in_env(env, "player_0")
+    assert env.game.action_label(action) == "bid:0"
+
+
+def test_ismcts_specs_and_their_errors():
+    agent = make_agent("ismcts:iters=50,c=1.5,rollout=random", "classic_whist", seed=1)
+    assert (agent.iters, agent.c, agent.seconds, agent.rollout_spec) == (50, 1.5, 0.0, "random")
+    assert agent.name == "ismcts:iters=50,c=1.5,rollout=random"
+    default = make_agent("ismcts", "classic_whist")
+    assert (default.iters, default.c, default.rollout_spec) == (200, 0.7, "heuristic")
+    with pytest.raises(ValueError, match="iters must be >= 1"):
+        make_agent("ismcts:iters=0", "classic_whist")
+    with pytest.raises(ValueError, match="c must be >= 0"):
+        make_agent("ismcts:c=-1", "classic_whist")
+    with pytest.raises(ValueError, match="seconds must be >= 0"):
+        make_agent("ismcts:seconds=-2", "classic_whist")
+    with pytest.raises(ValueError, match="rollout='ismcts' is a search agent"):
+        make_agent("ismcts:rollout=ismcts", "classic_whist")
+    with pytest.raises(ValueError, match="unknown option 'worlds=3'; options: iters=<int>"):
+        make_agent("ismcts:worlds=3", "classic_whist")
+    with pytest.raises(TypeError, match="act_in_env"):
+        agent.act({"observation": np.zeros(3), "action_mask": np.ones(3)})
+
+
+def test_ismcts_time_budget_stops_early():
+    env, agent = _card_play_position("classic_whist", seed=3, min_tricks_left=8)
+    import time
+
+    start = time.perf_counter()
+    action = ISMCTSAgent("classic_whist", iters=10**6, seconds=0.05, seed=1).act_in_env(env, agent)
+    assert time.perf_counter() - start < 5 and env.observe(agent)["action_mask"][action] == 1

@@ -83,11 +83,14 @@ def _agent_specs() -> str:
 
 
 def add_match_arguments(parser: argparse.ArgumentParser, deals: int, agents_help: str = "") -> None:
-    """Add ``--agents SPEC ...``, ``--deals N`` (default ``deals``) and ``--seed``."""
+    """Add ``--agents SPEC ...``, ``--deals N`` (default ``deals``), ``--seed`` and ``--workers``."""
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                         help=f"two or more agent specs ({_agent_specs()}){agents_help}")
     parser.add_argument("--deals", type=int, default=deals, help="deals per pair (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random agents (default: %(default)s)")
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help="processes playing deals at once (default: %(default)s); the results are the same as with one, "
+                             "for search agents (pimc, ismcts) use one per core")
 
 
 def _default_store() -> str:

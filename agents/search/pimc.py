@@ -2,25 +2,34 @@
 the best average (GIB and Ben in bridge; Long et al., AAAI 2010, on why it works in trick-taking
 games).
 
-Card play, for the seat to play:
+Every decision draws ``worlds`` deals consistent with what the agent knows
+(``env.resample_from_infostate(agent, rng)``); worlds that come out identical (e.g. German Whist
+once the stock is gone, when every card is known) are valued once.
 
-1. draw ``worlds`` deals consistent with what the agent knows
-   (``env.resample_from_infostate(agent, rng)``);
-2. in each world value every legal card:
+**Card play.** In each world every legal card is valued
 
-   * **exactly**, once at most ``exact`` tricks remain in a hand whose tricks the side simply
-     wants many or few of (``trick_objective``: not Romanian Whist's exact bids) and whose
-     stock is exhausted: the double-dummy tricks of its side from the current trick on
-     (``agents.search.solving``: DDS for Classic and Minnesota High, the project's solver
-     otherwise; fewest tricks best in Minnesota Low);
-   * else by a **rollout**: the card, then the ``rollout`` policy in every seat to the end of
-     the hand; the value is the hand's points of the agent's side minus the mean of the other
-     sides' (the game's own scoring, exact bids included);
+* **exactly**, once at most ``exact`` tricks remain in a hand whose tricks the side simply wants
+  many or few of (``trick_objective``: not Romanian Whist's exact bids) and whose stock is
+  exhausted: the double-dummy tricks of its side from the current trick on
+  (``agents.search.solving``: DDS for Classic and Minnesota High, the project's solver
+  otherwise; fewest tricks best in Minnesota Low);
+* else by a **rollout**: the card, then the ``rollout`` policy in every seat to the end of the
+  hand; the value is the hand's points of the agent's side minus the mean of the other sides'
+  (the game's own scoring, exact bids included; :func:`agents.search.rollout.side_value`).
 
-3. play the card with the best mean value (ties: the lowest action id).
+The card with the best mean value is played (ties: the lowest action id).
 
-Every other decision (Romanian bids, the Bid Whist auction, kitty discard and declaration,
-Minnesota bid cards) falls back to the game's rule-based heuristic.
+**Exact bids** (Romanian Whist). In each world the agent's tricks are counted: double dummy with
+every other player against it once the hand has at most ``exact`` cards, else by a rollout of the
+``rollout`` policy (its own bid included). The agent bids the count most often seen that the
+hook rule allows; ties go to the best mean deal score (RULES.md §5.7, streaks left out) over the
+worlds, then to the lowest bid.
+
+**Other decisions** (the Bid Whist auction, kitty discard and declaration): each legal action is
+valued by rollouts over the worlds, as cards are before the exact solve: a contract by the points
+it scores when the ``rollout`` policy plays it out (books made or set, doubled in no-trump), a
+discard greedily, card by card. Minnesota Whist's bid cards fall back to the game's rule-based
+heuristic.
 """
 
 from __future__ import annotations
@@ -30,13 +39,18 @@ from typing import Any
 
 import numpy as np
 
-from agents.search.solving import card_values
+from agents.search.rollout import Rollout
+from agents.search.solving import card_values, dds_serves, solved_tricks
 from agents.search.spec import parse_options
-from whist_env.envs.policy_action import policy_action
 from whist_env.rules.base import PLAY
+from whist_env.rules.romanian import deal_points
 
 #: Options of the spec ``pimc:k=v,...`` and their types.
 OPTIONS = {"worlds": int, "exact": int, "rollout": str, "seed": int}
+#: ``exact`` when not given: where the project's solver serves (DDS solves any size).
+SOLVER_EXACT = 4
+#: Decisions left to the rule-based heuristic, by game and phase.
+HEURISTIC_PHASES = {"minnesota_whist": ("bid_card",)}
 
 
 class PIMCAgent:
@@ -45,10 +59,10 @@ class PIMCAgent:
     Args:
         game: the game's name (a key of ``whist_env.GAMES``).
         worlds: worlds sampled per decision (K >= 1).
-        exact: solve exactly once at most this many tricks remain (0: never). DDS serves
-            Classic and Minnesota High at any size (a few ms a world); elsewhere the project's
-            solver takes about 0.1 s a world at 5 tricks and grows about 5x per trick (keep
-            ``exact`` <= 6 there).
+        exact: solve exactly once at most this many tricks remain (0: never); ``None``: every
+            hand DDS serves (Classic, Minnesota High: a few ms a world at any size), else
+            :data:`SOLVER_EXACT`. The project's solver takes about 0.1 s a world at 5 tricks
+            and grows about 5x per trick (keep ``exact`` <= 6 there).
         rollout: agent spec of the policy that plays out the hand before that (not a search
             agent).
         seed: seed of the agent's random generator (worlds), ``None`` for fresh entropy.
@@ -57,26 +71,46 @@ class PIMCAgent:
             rollout policy.
     """
 
-    def __init__(self, game: str, worlds: int = 16, exact: int = 5, rollout: str = "heuristic", seed: int | None = None) -> None:
+    def __init__(self, game: str, worlds: int = 8, exact: int | None = None, rollout: str = "heuristic",
+                 seed: int | None = None) -> None:
         from agents import make_agent
 
         if worlds < 1:
             raise ValueError(f"pimc: worlds must be >= 1, got {worlds}")
-        if exact < 0:
+        if exact is not None and exact < 0:
             raise ValueError(f"pimc: exact must be >= 0, got {exact}")
-        self.game, self.worlds, self.exact, self.rollout_spec = game, int(worlds), int(exact), rollout
-        self.rollout = make_agent(rollout, game, seed=None if seed is None else seed + 1)
-        if hasattr(self.rollout, "act_in_env"):
+        self.game, self.worlds, self.exact, self.rollout_spec = game, int(worlds), exact, rollout
+        policy = make_agent(rollout, game, seed=None if seed is None else seed + 1)
+        if hasattr(policy, "act_in_env"):
             raise ValueError(f"pimc: rollout={rollout!r} is a search agent; a rollout policy must act from its own "
                              "observation (e.g. heuristic, random, zoo:GAME, checkpoint:PATH)")
+        self.rollout = Rollout(policy)
         self.fallback = make_agent("heuristic", game)
+        self.heuristic_phases = HEURISTIC_PHASES.get(game, ())
         self.rng = np.random.default_rng(seed)
-        self.name = f"pimc:worlds={self.worlds},exact={self.exact},rollout={rollout}"
+        self.name = f"pimc:worlds={self.worlds},exact={'auto' if exact is None else exact},rollout={rollout}"
+
+    def reseed(self, seed: int) -> None:
+        """Restart the generators of the worlds and of the rollout policy from ``seed``
+        (matches do so before every play, so that a play does not depend on the plays before
+        it)."""
+        self.rng = np.random.default_rng(seed)
+        reseed = getattr(self.rollout.policy, "reseed", None)
+        if reseed is not None:
+            reseed(int(np.random.SeedSequence(seed).generate_state(1)[0]))
 
     @classmethod
     def from_spec(cls, game: str, text: str, seed: int | None = None) -> PIMCAgent:
-        """The agent of the spec's option part, e.g. ``"worlds=32,exact=6,rollout=heuristic"``."""
-        options = parse_options("pimc", text, OPTIONS)
+        """The agent of the spec's option part, e.g. ``"worlds=32,exact=6,rollout=heuristic"``
+        (``exact=auto`` is the default)."""
+        types = dict(OPTIONS, exact=str)
+        options = parse_options("pimc", text, types)
+        if "exact" in options:
+            value = options["exact"].strip().lower()
+            try:
+                options["exact"] = None if value == "auto" else int(value)
+            except ValueError:
+                raise ValueError(f"pimc: option exact={value!r} is not an int or 'auto'") from None
         options.setdefault("seed", seed)
         return cls(game, **options)
 
@@ -100,34 +134,52 @@ class PIMCAgent:
         if len(legal) == 1:
             return int(legal[0])
         info = env.information_state(agent)
-        if info["phase"] not in type(env.game).CARD_PLAY_PHASES:
+        phase = info["phase"]
+        if phase in self.heuristic_phases:
             return int(self.fallback.act(observation, info))
-        totals = np.zeros(len(legal))
+        rules = type(env.game)
+        if phase in rules.BIDDING_PHASES and env.game.trick_objective(env.possible_agents.index(agent)) == 0:
+            return self._exact_bid(env, agent, legal)
         tricks_left = len(info["hand"]) + (1 if info["trick"] else 0)
+        totals = np.zeros(len(legal))
+        memo: dict[tuple, np.ndarray] = {}
         for _ in range(self.worlds):
             world = env.resample_from_infostate(agent, self.rng)
-            totals += self._values(world, agent, legal, tricks_left)
+            key = (tuple(world.game.hands), tuple(world.game.hidden_card_sets()))
+            if key not in memo:
+                memo[key] = self._values(world, legal, tricks_left, phase in rules.CARD_PLAY_PHASES)
+            totals += memo[key]
         return int(legal[int(np.argmax(totals))])
 
-    def _values(self, world: Any, agent: str, legal: np.ndarray, tricks_left: int) -> np.ndarray:
+    def _exact_limit(self, game: Any, misere: bool) -> float:
+        if self.exact is not None:
+            return self.exact
+        return float("inf") if dds_serves(game, misere) else SOLVER_EXACT
+
+    def _values(self, world: Any, legal: np.ndarray, tricks_left: int, card_play: bool) -> np.ndarray:
+        """Value of each legal action in ``world``: exact tricks or the rollouts' points."""
         game = world.game
         seat = game.current_player
         objective = game.trick_objective(seat)
-        if objective != 0 and game.phase == PLAY and tricks_left <= self.exact:
+        if card_play and objective != 0 and game.phase == PLAY and tricks_left <= self._exact_limit(game, objective < 0):
             values = card_values(game, misere=objective < 0)
             return np.array([objective * values[int(a)] for a in legal], dtype=float)
-        return np.array([self._rollout(world, agent, int(a)) for a in legal])
+        return np.array([self.rollout.value(world, seat, int(a)) for a in legal])
 
-    def _rollout(self, world: Any, agent: str, action: int) -> float:
-        """The hand's points of ``agent``'s side minus the other sides' mean, after ``action``
-        and the rollout policy everywhere to the end of the hand."""
-        env = world.clone()
-        hand = env.game.hand_number
-        env.step(action)
-        while not any(env.terminations.values()) and not any(env.truncations.values()) and env.game.hand_number == hand:
-            env.step(policy_action(self.rollout, env, env.agent_selection))
-        game = env.game
-        points = game.last_hand_points
-        side = game.side_of(env.possible_agents.index(agent))
-        others = [p for s, p in enumerate(points) if s != side]
-        return float(points[side] - (np.mean(others) if others else 0.0))
+    def _exact_bid(self, env: Any, agent: str, legal: np.ndarray) -> int:
+        """The bid of the most often seen trick count that is legal (module docstring)."""
+        seat = env.possible_agents.index(agent)
+        size = env.game.hands[seat].bit_count()
+        bids = [int(env.game.action_label(int(a)).split(":")[1]) for a in legal]
+        counts = np.zeros(len(legal))
+        scores = np.zeros(len(legal))
+        for _ in range(self.worlds):
+            world = env.resample_from_infostate(agent, self.rng)
+            if size <= self._exact_limit(world.game, False):
+                took = solved_tricks(world.game, seat)
+            else:
+                took = self.rollout.final(world).last_hand[1][seat]
+            counts += [b == took for b in bids]
+            scores += [deal_points(b, took) for b in bids]
+        best = max(range(len(legal)), key=lambda i: (counts[i], scores[i], -i))
+        return int(legal[best])

@@ -47,12 +47,26 @@ def dds_card_values(game: Any) -> dict[int, int]:
     return {denoms.index(card.suit) * 13 + _RANKS.index(card.rank): int(tricks) for card, tricks in _dds_solve_board(deal)}
 
 
+def dds_serves(game: Any, misere: bool = False) -> bool:
+    """Whether :func:`card_values` of ``game`` goes to DDS (endplay installed, a
+    :func:`bridge_like` hand, not misère): fast at any size."""
+    return _dds_solve_board is not None and not misere and bridge_like(game)
+
+
 def card_values(game: Any, misere: bool = False) -> dict[int, int]:
     """Value of every legal card of the seat to play in ``game`` (a rules object in card play,
     every hand known: a sampled world): the tricks the seat's side takes from the current trick
     on under double-dummy play (fewest best when ``misere``). DDS when :func:`bridge_like` and
     endplay is installed (not for misère), else :class:`DoubleDummySolver`."""
-    if _dds_solve_board is not None and not misere and bridge_like(game):
+    if dds_serves(game, misere):
         return dds_card_values(game)
     solver = DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask())
     return solver.card_values(game.hands, game.leader, game.trick, misere=misere)
+
+
+def solved_tricks(game: Any, seat: int) -> int:
+    """Tricks ``seat``'s side takes from the current trick on when every other side plays
+    against it, all cards open (the project's solver; ``game`` a rules object with every hand
+    known, e.g. a sampled world before the first card is led)."""
+    solver = DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask())
+    return solver.solve(game.hands, game.leader, game.trick, side=game.side_of(seat))

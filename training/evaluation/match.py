@@ -26,13 +26,17 @@ Statistics come from :mod:`training.evaluation.stats`. Command line (:func:`run_
 
 from __future__ import annotations
 
+import concurrent.futures
+import contextlib
 import csv
 import json
 import math
+import multiprocessing
+import pickle
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -272,6 +276,107 @@ def _label(agent: Policy) -> str:
     return str(getattr(agent, "name", type(agent).__name__))
 
 
+def _play_seed(seed: int, index: int, side_a: int, role: int) -> int:
+    """Seed of agent A (``role`` 0) or B (1) for the play of deal ``index`` with A on ``side_a``."""
+    return int(np.random.SeedSequence([seed, index, side_a, role]).generate_state(1)[0])
+
+
+class DealPlayer:
+    """Plays the deals of one match, each on its own (the object a worker process holds).
+
+    Args:
+        game: a key of ``whist_env.GAMES``.
+        options: the full rule options of the plays.
+        agent_a, agent_b: the two policies (A on one side, B on every other seat).
+        labels: names of A and B (for records and error messages).
+        seed: the match seed; deal ``i`` is dealt from ``_deal_seed(seed, i)``.
+        duplicate: play every deal once per side, else once with A on side ``i % sides``.
+        records: also return each play's game record.
+    """
+
+    def __init__(self, game: str, options: Mapping[str, Any], agent_a: Policy, agent_b: Policy, labels: tuple[str, str],
+                 seed: int, duplicate: bool, records: bool) -> None:
+        self.game, self.options, self.agents, self.labels = game, dict(options), (agent_a, agent_b), labels
+        self.seed, self.duplicate, self.records = seed, duplicate, records
+        self.raw = _game_module(game).raw_env(**self.options)
+
+    def __getstate__(self) -> dict[str, Any]:
+        state = self.__dict__.copy()
+        del state["raw"]  # rebuilt from the options
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__dict__.update(state)
+        self.raw = _game_module(self.game).raw_env(**self.options)
+
+    def play(self, i: int) -> tuple[DealOutcome, list[dict[str, Any]]]:
+        """Every play of deal ``i``: its :class:`DealOutcome` and (with ``records``) the plays'
+        game records."""
+        raw, g = self.raw, self.raw.game
+        (agent_a, agent_b), (name_a, name_b) = self.agents, self.labels
+        s = _deal_seed(self.seed, i)
+        deal = deal_options(raw, s)
+        plays, deal_records = [], []
+        for side_a in (range(g.num_sides) if self.duplicate else [i % g.num_sides]):
+            for role, agent in ((1, agent_b), (0, agent_a)):  # A last: reseeds A when A is B
+                reseed = getattr(agent, "reseed", None)
+                if reseed is not None:
+                    reseed(_play_seed(self.seed, i, side_a, role))
+            policies = [agent_a if g.side_of(seat) == side_a else agent_b for seat in range(g.num_players)]
+            recorder = None
+            if self.records:
+                players = {a: name_a if g.side_of(seat) == side_a else name_b for seat, a in enumerate(raw.possible_agents)}
+                meta = {"match": f"{name_a} vs {name_b}", "agent_a": name_a, "agent_b": name_b, "deal_index": i,
+                        "deal_seed": s, "side_a": side_a, "match_seed": self.seed, "duplicate": self.duplicate}
+                recorder = GameRecorder(raw, self.game, self.options, s, deal, players, meta=meta)
+            points, hands = play_deal(raw, s, deal, policies, recorder=recorder)
+            if recorder is not None:
+                deal_records.append(recorder.finish())
+            plays.append(PlayOutcome(side_a=side_a, points=tuple(points), hands=hands))
+        return DealOutcome(index=i, seed=s, plays=tuple(plays)), deal_records
+
+
+_WORKER_PLAYER: DealPlayer | None = None
+
+
+def _start_worker(player_bytes: bytes) -> None:
+    """Worker initialiser: unpickle the match's :class:`DealPlayer`, one torch thread."""
+    global _WORKER_PLAYER
+    _WORKER_PLAYER = pickle.loads(player_bytes)
+    if "torch" in sys.modules:
+        sys.modules["torch"].set_num_threads(1)
+
+
+def _play_in_worker(i: int) -> tuple[DealOutcome, list[dict[str, Any]]]:
+    assert _WORKER_PLAYER is not None
+    return _WORKER_PLAYER.play(i)
+
+
+@contextlib.contextmanager
+def _played_deals(player: DealPlayer, indices: Sequence[int], workers: int) -> Iterator[Iterator[tuple[DealOutcome, list]]]:
+    """The plays of the deals ``indices``, in that order: here one after the other, or by a pool
+    of ``workers`` processes (spawned, each with its own unpickled copy of ``player``).
+
+    Raises:
+        ValueError: the agents cannot be pickled for the workers.
+    """
+    if workers == 1 or len(indices) <= 1:
+        yield (player.play(i) for i in indices)
+        return
+    try:
+        payload = pickle.dumps(player)
+    except (pickle.PicklingError, TypeError, AttributeError) as err:
+        raise ValueError(f"--workers needs agents that can be pickled into the worker processes: {err}") from None
+    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(indices)), mp_context=multiprocessing.get_context("spawn"),
+                                                  initializer=_start_worker, initargs=(payload,))
+    try:
+        yield pool.map(_play_in_worker, indices)
+    except BaseException:
+        pool.shutdown(wait=False, cancel_futures=True)
+        raise
+    pool.shutdown()
+
+
 def evaluate_pair(
     game: str,
     agent_a: Policy,
@@ -285,6 +390,7 @@ def evaluate_pair(
     on_deal: Callable[[DealOutcome], Any] | None = None,
     skip_deals: Collection[int] = (),
     records_path: str | Path | None = None,
+    workers: int = 1,
 ) -> PairResult:
     """Play ``num_deals`` deals of ``game`` between two agents and summarise them.
 
@@ -308,24 +414,33 @@ def evaluate_pair(
             (``whist_env.records``) of every play of the match, written deal by deal; it is
             replaced if it exists, or appended to when ``skip_deals`` is not empty. Each
             record's ``meta`` holds the match, the deal index and seed, and A's side.
+        workers: processes playing deals at once (1: here, in this process). Each worker holds
+            a pickled copy of both agents; results, records and ``on_deal`` calls still come in
+            deal order, in this process. Every play starts from seeds derived from ``seed``, the
+            deal and the side (agents with a ``reseed`` method are reseeded), so the result is
+            the same for any number of workers.
     Returns:
         a :class:`PairResult`.
     Raises:
         ValueError: on an unknown game, an invalid rule option, ``num_deals < 1``, a negative
-            seed, or an illegal action by an agent.
+            seed, ``workers < 1``, an agent that cannot be pickled for the workers, or an
+            illegal action by an agent.
     """
     module = _game_module(game)
     if not isinstance(num_deals, (int, np.integer)) or num_deals < 1:
         raise ValueError(f"num_deals must be an int >= 1, got {num_deals!r}")
     if seed < 0:
         raise ValueError(f"seed must be >= 0, got {seed!r}")
+    if not isinstance(workers, (int, np.integer)) or workers < 1:
+        raise ValueError(f"workers must be an int >= 1, got {workers!r}")
     opts = {"episode": "hand", **dict(options or {})}
-    raw = module.raw_env(**opts)
-    g = raw.game
-    n_seats, n_sides = g.num_players, g.num_sides
+    module.raw_env(**opts)  # bad options fail here, before any worker starts
     name_a, name_b = labels if labels is not None else (_label(agent_a), _label(agent_b))
+    player = DealPlayer(game, opts, agent_a, agent_b, (name_a, name_b), int(seed), bool(duplicate), records_path is not None)
+    n_sides = player.raw.game.num_sides
     start = time.perf_counter()
     skip = {int(i) for i in skip_deals}
+    todo = [i for i in range(num_deals) if i not in skip]
     diff_per_deal: list[float] = []
     win_per_deal: list[float] = []
     total_hands = 0
@@ -336,38 +451,20 @@ def evaluate_pair(
         if not skip:
             records_path.write_text("")
     bar = tqdm(total=num_deals, desc=f"{name_a} vs {name_b}", unit="deal", file=sys.stderr, disable=not progress, dynamic_ncols=True,
-               initial=sum(1 for i in skip if 0 <= i < num_deals))
+               initial=num_deals - len(todo))
     try:
-        for i in range(num_deals):
-            if i in skip:
-                continue
-            s = _deal_seed(int(seed), i)
-            deal = deal_options(raw, s)
-            a_sides = range(n_sides) if duplicate else [i % n_sides]
-            plays = []
-            deal_records = []
-            for side_a in a_sides:
-                policies = [agent_a if g.side_of(seat) == side_a else agent_b for seat in range(n_seats)]
-                recorder = None
-                if records_path is not None:
-                    players = {a: name_a if g.side_of(seat) == side_a else name_b for seat, a in enumerate(raw.possible_agents)}
-                    meta = {"match": f"{name_a} vs {name_b}", "agent_a": name_a, "agent_b": name_b, "deal_index": i,
-                            "deal_seed": s, "side_a": side_a, "match_seed": int(seed), "duplicate": bool(duplicate)}
-                    recorder = GameRecorder(raw, game, opts, s, deal, players, meta=meta)
-                points, hands = play_deal(raw, s, deal, policies, recorder=recorder)
-                if recorder is not None:
-                    deal_records.append(recorder.finish())
-                plays.append(PlayOutcome(side_a=side_a, points=tuple(points), hands=hands))
-                games += 1
-            diff, win, hands_sum = deal_values(plays, n_sides)
-            diff_per_deal.append(diff)
-            win_per_deal.append(win)
-            total_hands += hands_sum
-            if deal_records:
-                write_records(deal_records, records_path)
-            if on_deal is not None:
-                on_deal(DealOutcome(index=i, seed=s, plays=tuple(plays)))
-            bar.update(1)
+        with _played_deals(player, todo, int(workers)) as outcomes:
+            for outcome, deal_records in outcomes:
+                diff, win, hands_sum = deal_values(outcome.plays, n_sides)
+                diff_per_deal.append(diff)
+                win_per_deal.append(win)
+                total_hands += hands_sum
+                games += len(outcome.plays)
+                if deal_records:
+                    write_records(deal_records, records_path)
+                if on_deal is not None:
+                    on_deal(outcome)
+                bar.update(1)
     finally:
         bar.close()
     return summarize_pair(
@@ -505,12 +602,12 @@ class MatchSetup:
 
 
 def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option_pairs: Sequence[tuple[str, Any]],
-                  command: str) -> MatchSetup:
+                  command: str, workers: int = 1) -> MatchSetup:
     """Check the arguments of a match command and build its agents.
 
     Raises:
-        CommandError: on an unknown game, fewer than two specs, ``deals < 1``, ``seed < 0``, a bad
-            rule option or a bad agent spec (the message names it).
+        CommandError: on an unknown game, fewer than two specs, ``deals < 1``, ``seed < 0``,
+            ``workers < 1``, a bad rule option or a bad agent spec (the message names it).
     """
     from agents import make_agent
     from whist_env import GAMES
@@ -523,6 +620,8 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
         raise CommandError(f"--deals must be >= 1, got {deals}")
     if seed < 0:
         raise CommandError(f"--seed must be >= 0, got {seed}")
+    if workers < 1:
+        raise CommandError(f"--workers must be >= 1, got {workers}")
     options = {"episode": "hand", **dict(option_pairs)}
     try:
         probe = GAMES[game].raw_env(**options)
@@ -566,7 +665,7 @@ def run_eval(args: Any) -> int:
         CommandError: bad game, option, deal count, seed or agent spec.
         Interrupted: Ctrl-C; the message says which records were kept (nothing else is saved).
     """
-    setup = prepare_match(args.game, args.agents, args.deals, args.seed, args.option, "eval")
+    setup = prepare_match(args.game, args.agents, args.deals, args.seed, args.option, "eval", args.workers)
     agents, labels = setup.agents, setup.labels
     for flag, folder in (("--out", args.out), ("--records", args.records)):
         if folder:
@@ -587,7 +686,7 @@ def run_eval(args: Any) -> int:
                 record_files.append(path)
             results.append(evaluate_pair(args.game, agents[i], agents[j], args.deals, seed=args.seed, options=setup.options,
                                          duplicate=not args.no_duplicate, progress=not args.quiet, labels=(labels[i], labels[j]),
-                                         records_path=path))
+                                         records_path=path, workers=args.workers))
             if args.records:
                 print(f"wrote {path}", file=sys.stderr)
     except KeyboardInterrupt:

@@ -78,6 +78,9 @@ def card_from_str(text: str) -> int:
 
     Raises ``ValueError`` naming the text when it is not a card.
     """
+    card = _TEXT_TO_CARD.get(text) if type(text) is str else None
+    if card is not None:  # the canonical texts the rules write
+        return card
     if not isinstance(text, str):
         raise ValueError(f"not a card text: {text!r}")
     key = text.strip().upper()

@@ -9,6 +9,7 @@ cards*. Jokers, downtown orders, wild deuces and must-trump therefore need no en
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -51,6 +52,7 @@ class TrickContext:
         object.__setattr__(self, "suit_masks", tuple(masks))
 
 
+@functools.cache
 def natural_context(trump: int | None = None, must_trump: bool = False) -> TrickContext:
     """Context of the natural ranking (A high, 2 low, no jokers) with an optional trump suit."""
     eff = tuple(c // NUM_RANKS if c < NUM_STANDARD_CARDS else NO_SUIT for c in range(NUM_CARDS_WITH_JOKERS))

@@ -1,0 +1,186 @@
+"""Single-observer Information Set Monte Carlo Tree Search (SO-ISMCTS; Cowling, Powley and
+Whitehouse, IEEE TCIAIG 2012; Whitehouse et al. used it in Spades).
+
+One tree of action histories is grown from the acting agent's information set; every node is
+an information set of the player to act there (who that is follows from the public history
+alone in these games). Each iteration:
+
+1. **determinise**: draw one world consistent with what the agent knows
+   (``env.resample_from_infostate(agent, rng)``);
+2. **select**: from the root, while every action legal *in this world* has a child, step the
+   child maximising UCB1 with availability counts,
+   ``Q / n + c * sqrt(ln(available) / n)``, ``Q`` being the player's own value (Q normalised
+   by the span of the values seen so far in the search, so ``c`` is free of the game's points);
+3. **expand**: step one untried legal action (drawn at random) and add its node;
+4. **simulate**: the ``rollout`` policy in every seat to the end of the hand;
+5. **back-propagate**: every node on the path gets the hand's value
+   (:func:`agents.search.rollout.side_value`: the points of the side of the player who chose
+   the node's action, minus the other sides' mean; the game's own scoring, exact bids included).
+
+The tree covers the rest of the hand, every kind of decision alike: bids, the auction, discards,
+declarations and card play; it uses only the env's public API, ``clone`` and
+``resample_from_infostate``. The agent plays the root's most visited legal action (ties: the
+lowest action id).
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+
+from agents.search.rollout import Rollout, side_value
+from agents.search.spec import parse_options
+from whist_env.envs.encoding import mask_to_int8
+
+#: Options of the spec ``ismcts:k=v,...`` and their types.
+OPTIONS = {"iters": int, "seconds": float, "c": float, "rollout": str, "seed": int}
+
+
+class _Node:
+    """Statistics of one action history: ``visits``, ``total`` (sum of the values of the
+    player whose action led here), ``available`` (iterations in which this action was legal
+    while its parent was visited), and the children by action id."""
+
+    __slots__ = ("visits", "total", "available", "children")
+
+    def __init__(self) -> None:
+        self.visits = 0
+        self.total = 0.0
+        self.available = 0
+        self.children: dict[int, _Node] = {}
+
+
+class ISMCTSAgent:
+    """SO-ISMCTS for one game (see the module docstring).
+
+    Args:
+        game: the game's name (a key of ``whist_env.GAMES``).
+        iters: iterations (determinisations) per decision (>= 1).
+        seconds: if > 0, also stop once this many seconds of wall time have passed (then the
+            decision depends on the machine's speed: leave 0 for reproducible runs).
+        c: UCB1 exploration constant on values normalised to [0, 1] (>= 0).
+        rollout: agent spec of the simulation policy (not a search agent).
+        seed: seed of the agent's random generator (worlds, expansion order), ``None`` for
+            fresh entropy.
+    Raises:
+        ValueError: ``iters < 1``, ``seconds < 0``, ``c < 0``, a bad rollout spec or a search
+            agent as the rollout policy.
+    """
+
+    def __init__(self, game: str, iters: int = 200, seconds: float = 0.0, c: float = 0.7, rollout: str = "heuristic",
+                 seed: int | None = None) -> None:
+        from agents import make_agent
+
+        if iters < 1:
+            raise ValueError(f"ismcts: iters must be >= 1, got {iters}")
+        if seconds < 0:
+            raise ValueError(f"ismcts: seconds must be >= 0, got {seconds}")
+        if c < 0:
+            raise ValueError(f"ismcts: c must be >= 0, got {c}")
+        policy = make_agent(rollout, game, seed=None if seed is None else seed + 1)
+        if hasattr(policy, "act_in_env"):
+            raise ValueError(f"ismcts: rollout={rollout!r} is a search agent; a rollout policy must act from its own "
+                             "observation (e.g. heuristic, random, zoo:GAME, checkpoint:PATH)")
+        self.game, self.iters, self.seconds, self.c, self.rollout_spec = game, int(iters), float(seconds), float(c), rollout
+        self.rollout = Rollout(policy)
+        self.rng = np.random.default_rng(seed)
+        self.name = f"ismcts:iters={self.iters},c={self.c:g},rollout={rollout}" + (f",seconds={self.seconds:g}" if self.seconds else "")
+
+    def reseed(self, seed: int) -> None:
+        """Restart the generators of the worlds and of the rollout policy from ``seed``
+        (matches do so before every play, so that a play does not depend on the plays before
+        it)."""
+        self.rng = np.random.default_rng(seed)
+        reseed = getattr(self.rollout.policy, "reseed", None)
+        if reseed is not None:
+            reseed(int(np.random.SeedSequence(seed).generate_state(1)[0]))
+
+    @classmethod
+    def from_spec(cls, game: str, text: str, seed: int | None = None) -> ISMCTSAgent:
+        """The agent of the spec's option part, e.g. ``"iters=1000,rollout=heuristic"``."""
+        options = parse_options("ismcts", text, OPTIONS)
+        options.setdefault("seed", seed)
+        return cls(game, **options)
+
+    def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
+        """Not enough to search: IS-MCTS draws worlds from the environment.
+
+        Raises:
+            TypeError: always; ask through ``policy_action(agent, env, name)`` (``act_in_env``).
+        """
+        raise TypeError("ismcts searches worlds drawn from the environment: call act_in_env(env, agent) "
+                        "(whist_env.envs.policy_action.policy_action does)")
+
+    def act_in_env(self, env: Any, agent: str) -> int:
+        """The chosen action of ``agent``, the agent to act at ``env`` (a raw environment).
+
+        Reads ``agent``'s observation and the worlds drawn by ``env.resample_from_infostate``;
+        never ``env``'s hidden cards.
+        """
+        legal = np.flatnonzero(env.observe(agent)["action_mask"])
+        if len(legal) == 1:
+            return int(legal[0])
+        root = _Node()
+        self._span = [math.inf, -math.inf]
+        deadline = time.perf_counter() + self.seconds if self.seconds else math.inf
+        for _ in range(self.iters):
+            self._iterate(root, env.resample_from_infostate(agent, self.rng))
+            if time.perf_counter() >= deadline:
+                break
+        visits = [root.children[int(a)].visits if int(a) in root.children else -1 for a in legal]
+        return int(legal[int(np.argmax(visits))])
+
+    def _iterate(self, root: _Node, world: Any) -> None:
+        """One determinised descent, expansion, rollout and back-propagation in ``world``."""
+        game = world.game
+        hand = game.hand_number
+        node, path = root, []  # path: (node, seat whose action led to it)
+        while not (game.done or game.truncated or game.hand_number != hand):
+            seat = game.current_player
+            legal = np.flatnonzero(mask_to_int8(game.legal_actions(), game.num_actions))
+            for a in legal:
+                child = node.children.get(int(a))
+                if child is not None:
+                    child.available += 1
+            untried = [int(a) for a in legal if int(a) not in node.children]
+            if untried:
+                action = untried[int(self.rng.integers(len(untried)))]
+                node.children[action] = child = _Node()
+                child.available = 1
+                world.step(action)
+                path.append((child, seat))
+                break
+            action = self._select(node, legal)
+            world.step(action)
+            node = node.children[action]
+            path.append((node, seat))
+        if game.done or game.truncated or game.hand_number != hand:
+            final = game
+        else:
+            final = self.rollout.final(world)
+        values = {}
+        for child, seat in path:
+            side = final.side_of(seat)
+            if side not in values:
+                values[side] = side_value(final, seat)
+            child.visits += 1
+            child.total += values[side]
+        if values:
+            self._span[0] = min(self._span[0], *values.values())
+            self._span[1] = max(self._span[1], *values.values())
+
+    def _select(self, node: _Node, legal: np.ndarray) -> int:
+        """The legal child maximising UCB1 with availability counts (ties: lowest action id)."""
+        low, high = self._span
+        scale = high - low if high > low else 1.0
+        best, best_score = -1, -math.inf
+        for a in legal:
+            child = node.children[int(a)]
+            score = (child.total / child.visits - low) / scale + self.c * math.sqrt(math.log(child.available) / child.visits)
+            if score > best_score:
+                best, best_score = int(a), score
+        return best

@@ -1,0 +1,66 @@
+"""Rollouts of search agents: a world's hand played out to its end by a fixed policy, valued by
+the game's own scoring."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from whist_env.envs.encoding import mask_to_int8
+from whist_env.envs.policy_action import policy_action
+
+
+def side_value(game: Any, seat: int) -> float:
+    """The points of the last finished hand (``game.last_hand_points``, per side) of ``seat``'s
+    side minus the mean of the other sides' (RULES.md scoring of each game, exact bids
+    included)."""
+    points = game.last_hand_points
+    side = game.side_of(seat)
+    others = [p for s, p in enumerate(points) if s != side]
+    return float(points[side] - (sum(others) / len(others) if others else 0.0))
+
+
+class Rollout:
+    """Plays a world's hand to its end with ``policy`` in every seat.
+
+    A policy that reads only the action mask of its observation (``uses_observation_vector =
+    False``: the rule-based and random agents) is stepped on the rules object alone, skipping
+    the observation encoding and the environment's bookkeeping; any other policy (a neural
+    agent) through the environment, as in a match.
+
+    Args:
+        policy: an agent acting from its own observation and information state (not a search
+            agent).
+    """
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+        self.mask_only = getattr(policy, "uses_observation_vector", True) is False
+
+    def value(self, env: Any, seat: int, action: int | None = None) -> float:
+        """:func:`side_value` of ``seat`` once ``action`` (if given) and then the policy have
+        played ``env``'s hand (a raw env: a world, never the real table) to its end; ``env`` is
+        left untouched."""
+        return side_value(self.final(env, action), seat)
+
+    def final(self, env: Any, action: int | None = None) -> Any:
+        """The rules object (``TrickTakingGame``) of a copy of ``env`` (a raw env: a world,
+        never the real table) once ``action`` (if given) and then the policy in every seat have
+        played its hand to the end; ``env`` is left untouched."""
+        if self.mask_only:
+            game = env.game.clone()
+            hand = game.hand_number
+            if action is not None:
+                game.apply(action)
+            act, n = self.policy.act, game.num_actions
+            while not game.done and not game.truncated and game.hand_number == hand:
+                player = game.current_player
+                game.apply(act({"action_mask": mask_to_int8(game.legal_actions(), n)}, game.information_state(player)))
+            return game
+        world = env.clone()
+        hand = world.game.hand_number
+        if action is not None:
+            world.step(action)
+        game = world.game
+        while not game.done and not game.truncated and game.hand_number == hand:
+            world.step(policy_action(self.policy, world, world.agent_selection))
+        return game
