@@ -22,8 +22,11 @@ from typing import Any
 
 import numpy as np
 
-from whist_env.engine.cards import FULL_DECK_52, NUM_SUITS, card_from_str
+from whist_env.engine.cards import FULL_DECK_52, NUM_CARDS_WITH_JOKERS, NUM_SUITS, card_from_str, card_to_str
 from whist_env.engine.tricks import NO_SUIT, TrickContext, led_suit, trick_winner
+
+#: Card text -> card id for the canonical texts of ``information_state`` (``"QH"``, ``"JKR"``).
+_CARD_IDS = {card_to_str(c): c for c in range(NUM_CARDS_WITH_JOKERS)}
 
 #: Rank indices of the honours (RULES.md §1.1: 0 is the two, 12 the ace).
 ACE, KING, QUEEN, JACK, TEN = 12, 11, 10, 9, 8
@@ -98,17 +101,20 @@ class CardView:
         self.known = [0] * num_players
         self.played = 0
         self.leads: list[tuple[int, int]] = []
-        plays = [(int(e[1]), card_from_str(e[2])) for e in info_state.get("events", ()) if e[0] == "play"]
+        ids = _CARD_IDS
+        plays = [(int(e[1]), ids[e[2]]) for e in info_state.get("events", ()) if e[0] == "play"]
         eff = ctx.eff_suit
         for start in range(0, len(plays), num_players):
             trick = plays[start : start + num_players]
             self.leads.append(trick[0])
-            for i, (seat, card) in enumerate(trick):
+            led = None  # the led suit of the cards before this one
+            for seat, card in trick:
                 self.played |= 1 << card
-                if not infer_voids:
-                    continue
-                led = led_suit([c for _, c in trick[:i]], ctx) if i else None
-                if led is not None and eff[card] != led:
+                suit = eff[card]
+                if led is None:
+                    if suit != NO_SUIT:
+                        led = suit
+                elif infer_voids and suit != led:
                     self.voids[seat] |= 1 << led
         self.unseen = deck & ~self.mine & ~self.played & ~exclude
         self.led = led_suit([c for _, c in self.trick], ctx) if self.trick else None

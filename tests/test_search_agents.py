@@ -59,10 +59,12 @@ def test_pimc_decisions_do_not_depend_on_the_hidden_cards(game, exact):
 def test_pimc_specs_and_their_errors():
     agent = make_agent("pimc:worlds=3,exact=2,rollout=random", "classic_whist", seed=1)
     assert (agent.worlds, agent.exact, agent.rollout_spec) == (3, 2, "random")
-    assert agent.name == "pimc:worlds=3,exact=2,rollout=random"
+    assert agent.name == "pimc:worlds=3,exact=2,rollouts=48,rollout=random"
     default = make_agent("pimc", "classic_whist")
-    assert (default.worlds, default.exact, default.rollout_spec) == (8, None, "heuristic")
-    assert default.name == "pimc:worlds=8,exact=auto,rollout=heuristic"
+    assert (default.worlds, default.exact, default.rollouts, default.rollout_spec) == (8, None, 48, "heuristic")
+    assert default.name == "pimc:worlds=8,exact=auto,rollouts=48,rollout=heuristic"
+    with pytest.raises(ValueError, match="rollouts must be >= 0"):
+        make_agent("pimc:rollouts=-1", "classic_whist")
     assert make_agent("pimc:exact=AUTO", "classic_whist").exact is None
     with pytest.raises(ValueError, match="exact='deep' is not an int or 'auto'"):
         make_agent("pimc:exact=deep", "classic_whist")
@@ -195,3 +197,26 @@ def test_ismcts_time_budget_stops_early():
     start = time.perf_counter()
     action = ISMCTSAgent("classic_whist", iters=10**6, seconds=0.05, seed=1).act_in_env(env, agent)
     assert time.perf_counter() - start < 5 and env.observe(agent)["action_mask"][action] == 1
+
+
+def test_pimc_rollout_budget_draws_fewer_worlds_for_many_choices():
+    env, agent = _card_play_position("bid_whist", seed=3, min_tricks_left=8)
+    legal = int(env.observe(agent)["action_mask"].sum())
+    drawn = []
+
+    class Counting:  # counts the worlds drawn through the env's public resampling
+        def __init__(self, inner):
+            self.inner = inner
+
+        def __getattr__(self, name):
+            return getattr(self.inner, name)
+
+        def resample_from_infostate(self, *args):
+            drawn.append(1)
+            return self.inner.resample_from_infostate(*args)
+
+    PIMCAgent("bid_whist", worlds=8, rollouts=2 * legal, seed=1).act_in_env(Counting(env), agent)
+    assert len(drawn) == 2
+    drawn.clear()
+    PIMCAgent("bid_whist", worlds=8, rollouts=0, seed=1).act_in_env(Counting(env), agent)
+    assert len(drawn) == 8

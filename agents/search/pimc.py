@@ -3,8 +3,10 @@ the best average (GIB and Ben in bridge; Long et al., AAAI 2010, on why it works
 games).
 
 Every decision draws ``worlds`` deals consistent with what the agent knows
-(``env.resample_from_infostate(agent, rng)``); worlds that come out identical (e.g. German Whist
-once the stock is gone, when every card is known) are valued once.
+(``env.resample_from_infostate(agent, rng)``), or fewer where its actions are valued by rollouts:
+at most ``rollouts`` rollouts a decision (``rollouts // legal actions`` worlds, at least one), so
+that a lead from 13 cards costs no more than a choice between 2. Worlds that come out identical
+(e.g. German Whist once the stock is gone, when every card is known) are valued once.
 
 **Card play.** In each world every legal card is valued
 
@@ -46,7 +48,7 @@ from whist_env.rules.base import PLAY
 from whist_env.rules.romanian import deal_points
 
 #: Options of the spec ``pimc:k=v,...`` and their types.
-OPTIONS = {"worlds": int, "exact": int, "rollout": str, "seed": int}
+OPTIONS = {"worlds": int, "exact": int, "rollouts": int, "rollout": str, "seed": int}
 #: ``exact`` when not given: where the project's solver serves (DDS solves any size).
 SOLVER_EXACT = 4
 #: Decisions left to the rule-based heuristic, by game and phase.
@@ -63,15 +65,17 @@ class PIMCAgent:
             hand DDS serves (Classic, Minnesota High: a few ms a world at any size), else
             :data:`SOLVER_EXACT`. The project's solver takes about 0.1 s a world at 5 tricks
             and grows about 5x per trick (keep ``exact`` <= 6 there).
+        rollouts: at most this many rollouts a decision where actions are valued by rollouts
+            (0: no limit, ``worlds`` worlds always).
         rollout: agent spec of the policy that plays out the hand before that (not a search
             agent).
         seed: seed of the agent's random generator (worlds), ``None`` for fresh entropy.
     Raises:
-        ValueError: ``worlds < 1``, ``exact < 0``, a bad rollout spec or a search agent as the
-            rollout policy.
+        ValueError: ``worlds < 1``, ``exact < 0``, ``rollouts < 0``, a bad rollout spec or a
+            search agent as the rollout policy.
     """
 
-    def __init__(self, game: str, worlds: int = 8, exact: int | None = None, rollout: str = "heuristic",
+    def __init__(self, game: str, worlds: int = 8, exact: int | None = None, rollouts: int = 48, rollout: str = "heuristic",
                  seed: int | None = None) -> None:
         from agents import make_agent
 
@@ -79,7 +83,9 @@ class PIMCAgent:
             raise ValueError(f"pimc: worlds must be >= 1, got {worlds}")
         if exact is not None and exact < 0:
             raise ValueError(f"pimc: exact must be >= 0, got {exact}")
-        self.game, self.worlds, self.exact, self.rollout_spec = game, int(worlds), exact, rollout
+        if rollouts < 0:
+            raise ValueError(f"pimc: rollouts must be >= 0, got {rollouts}")
+        self.game, self.worlds, self.exact, self.rollouts, self.rollout_spec = game, int(worlds), exact, int(rollouts), rollout
         policy = make_agent(rollout, game, seed=None if seed is None else seed + 1)
         if hasattr(policy, "act_in_env"):
             raise ValueError(f"pimc: rollout={rollout!r} is a search agent; a rollout policy must act from its own "
@@ -88,7 +94,7 @@ class PIMCAgent:
         self.fallback = make_agent("heuristic", game)
         self.heuristic_phases = HEURISTIC_PHASES.get(game, ())
         self.rng = np.random.default_rng(seed)
-        self.name = f"pimc:worlds={self.worlds},exact={'auto' if exact is None else exact},rollout={rollout}"
+        self.name = f"pimc:worlds={self.worlds},exact={'auto' if exact is None else exact},rollouts={self.rollouts},rollout={rollout}"
 
     def reseed(self, seed: int) -> None:
         """Restart the generators of the worlds and of the rollout policy from ``seed``
@@ -141,27 +147,38 @@ class PIMCAgent:
         if phase in rules.BIDDING_PHASES and env.game.trick_objective(env.possible_agents.index(agent)) == 0:
             return self._exact_bid(env, agent, legal)
         tricks_left = len(info["hand"]) + (1 if info["trick"] else 0)
+        card_play = phase in rules.CARD_PLAY_PHASES
+        exact = card_play and self._solves(env.game, env.possible_agents.index(agent), tricks_left)
+        worlds = self.worlds
+        if not exact and self.rollouts:
+            worlds = min(worlds, max(1, self.rollouts // len(legal)))
         totals = np.zeros(len(legal))
         memo: dict[tuple, np.ndarray] = {}
-        for _ in range(self.worlds):
+        for _ in range(worlds):
             world = env.resample_from_infostate(agent, self.rng)
             key = (tuple(world.game.hands), tuple(world.game.hidden_card_sets()))
             if key not in memo:
-                memo[key] = self._values(world, legal, tricks_left, phase in rules.CARD_PLAY_PHASES)
+                memo[key] = self._values(world, legal, exact)
             totals += memo[key]
         return int(legal[int(np.argmax(totals))])
+
+    def _solves(self, game: Any, seat: int, tricks_left: int) -> bool:
+        """Whether a card-play decision of ``seat`` is valued double dummy (from public facts:
+        the phase, the ranking, the objective and the tricks left)."""
+        objective = game.trick_objective(seat)
+        return objective != 0 and game.phase == PLAY and tricks_left <= self._exact_limit(game, objective < 0)
 
     def _exact_limit(self, game: Any, misere: bool) -> float:
         if self.exact is not None:
             return self.exact
         return float("inf") if dds_serves(game, misere) else SOLVER_EXACT
 
-    def _values(self, world: Any, legal: np.ndarray, tricks_left: int, card_play: bool) -> np.ndarray:
+    def _values(self, world: Any, legal: np.ndarray, exact: bool) -> np.ndarray:
         """Value of each legal action in ``world``: exact tricks or the rollouts' points."""
         game = world.game
         seat = game.current_player
-        objective = game.trick_objective(seat)
-        if card_play and objective != 0 and game.phase == PLAY and tricks_left <= self._exact_limit(game, objective < 0):
+        if exact:
+            objective = game.trick_objective(seat)
             values = card_values(game, misere=objective < 0)
             return np.array([objective * values[int(a)] for a in legal], dtype=float)
         return np.array([self.rollout.value(world, seat, int(a)) for a in legal])

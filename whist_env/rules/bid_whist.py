@@ -6,6 +6,8 @@ books with the kitty as one book, no-trump doubling, Boston, game to ±target.
 from __future__ import annotations
 
 import dataclasses
+import functools
+from types import SimpleNamespace
 from typing import Any
 
 from whist_env.engine.cards import (
@@ -98,7 +100,18 @@ def special_cards(o: BidWhistOptions) -> list[int]:
 
 
 def contract_context(o: BidWhistOptions, trump: int | None, downtown: bool) -> TrickContext:
-    """Ranking of a hand (RULES.md §6.3): direction, trump, jokers and wild deuces."""
+    """Ranking of a hand (RULES.md §6.3): direction, trump, jokers and wild deuces (``o``: the
+    rule options, or any object with the same option attributes). The contexts are cached by
+    the options they read."""
+    key = (o.big_joker, o.kitty, tuple(o.wild_deuces), o.deuces_wild, o.deuces_over_jokers, o.downtown_aces, o.jokers_high)
+    return _contract_context(key, trump, downtown)
+
+
+@functools.cache
+def _contract_context(key: tuple, trump: int | None, downtown: bool) -> TrickContext:
+    big_joker, kitty, wild_deuces, deuces_wild, deuces_over_jokers, downtown_aces, jokers_high = key
+    o = SimpleNamespace(big_joker=big_joker, kitty=kitty, wild_deuces=wild_deuces, deuces_wild=deuces_wild,
+                        deuces_over_jokers=deuces_over_jokers, downtown_aces=downtown_aces, jokers_high=jokers_high)
     eff = [c // NUM_RANKS if c < NUM_STANDARD_CARDS else NO_SUIT for c in range(NUM_CARDS_WITH_JOKERS)]
     power = [-1] * NUM_CARDS_WITH_JOKERS
     for c in range(NUM_STANDARD_CARDS):
