@@ -19,7 +19,8 @@ that a lead from 13 cards costs no more than a choice between 2. Worlds that com
   hand; the value is the hand's points of the agent's side minus the mean of the other sides'
   (the game's own scoring, exact bids included; :func:`agents.search.rollout.side_value`).
 
-The card with the best mean value is played (ties: the lowest action id).
+The card with the best mean value is played; among equal values (double-dummy trick counts tie
+often) the ``rollout`` policy's own choice if it is one of them, else the lowest action id.
 
 **Exact bids** (Romanian Whist). In each world the agent's tricks are counted: double dummy with
 every other player against it once the hand has at most ``exact`` cards, else by a rollout of the
@@ -160,7 +161,17 @@ class PIMCAgent:
             if key not in memo:
                 memo[key] = self._values(world, legal, exact)
             totals += memo[key]
-        return int(legal[int(np.argmax(totals))])
+        return self._best(totals, legal, observation, info)
+
+    def _best(self, totals: np.ndarray, legal: np.ndarray, observation: Mapping[str, np.ndarray], info: Mapping[str, Any]) -> int:
+        """The legal action of the best total; among equal totals (common with double-dummy
+        trick counts) the rollout policy's own choice if it is one of them, else the lowest id."""
+        best = legal[totals >= totals.max()]
+        if len(best) > 1:
+            choice = int(self.rollout.policy.act(observation, info))
+            if choice in best:
+                return choice
+        return int(best[0])
 
     def _solves(self, game: Any, seat: int, tricks_left: int) -> bool:
         """Whether a card-play decision of ``seat`` is valued double dummy (from public facts:
