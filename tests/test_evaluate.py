@@ -265,3 +265,16 @@ def test_workers_reject_bad_counts_and_unpicklable_agents():
 
     with pytest.raises(ValueError, match="can be pickled"):
         evaluate_pair("classic_whist", Local(seed=0), RandomAgent(seed=1), 2, workers=2)
+
+
+def test_workers_started_by_an_unguarded_script_fail_with_a_clear_error(tmp_path):
+    """Spawned workers import the main script again: one without a __main__ guard kills them."""
+    import subprocess
+    import sys
+
+    script = tmp_path / "unguarded.py"
+    script.write_text("from agents import RandomAgent\nfrom training.evaluation.match import evaluate_pair\n"
+                      "evaluate_pair('classic_whist', RandomAgent(seed=0), RandomAgent(seed=1), 4, workers=2)\n")
+    done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert done.returncode != 0
+    assert 'must start them under `if __name__ == "__main__":`' in done.stderr

@@ -33,6 +33,7 @@ import json
 import math
 import multiprocessing
 import pickle
+import signal
 import sys
 import tempfile
 import time
@@ -340,8 +341,10 @@ _WORKER_PLAYER: DealPlayer | None = None
 
 
 def _start_worker(player_bytes: bytes) -> None:
-    """Worker initialiser: unpickle the match's :class:`DealPlayer`, one torch thread."""
+    """Worker initialiser: unpickle the match's :class:`DealPlayer`, one torch thread; Ctrl-C is
+    left to the parent, which stops the pool."""
     global _WORKER_PLAYER
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
     _WORKER_PLAYER = pickle.loads(player_bytes)
     if "torch" in sys.modules:
         sys.modules["torch"].set_num_threads(1)
@@ -367,14 +370,26 @@ def _played_deals(player: DealPlayer, indices: Sequence[int], workers: int) -> I
         payload = pickle.dumps(player)
     except (pickle.PicklingError, TypeError, AttributeError) as err:
         raise ValueError(f"--workers needs agents that can be pickled into the worker processes: {err}") from None
-    pool = concurrent.futures.ProcessPoolExecutor(max_workers=min(workers, len(indices)), mp_context=multiprocessing.get_context("spawn"),
+    pool = concurrent.futures.ProcessPoolExecutor(min(workers, len(indices)), mp_context=multiprocessing.get_context("spawn"),
                                                   initializer=_start_worker, initargs=(payload,))
     try:
-        yield pool.map(_play_in_worker, indices)
-    except BaseException:
+        yield _in_order(pool.map(_play_in_worker, indices))
+    except BaseException:  # Ctrl-C or a failed deal: stop the workers now, not after their deals
         pool.shutdown(wait=False, cancel_futures=True)
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
+            process.terminate()
         raise
     pool.shutdown()
+
+
+def _in_order(results: Iterator[tuple[DealOutcome, list]]) -> Iterator[tuple[DealOutcome, list]]:
+    """``results``, with a worker that died (e.g. a script without an ``if __name__ ==
+    "__main__":`` guard, which every spawned worker runs again) reported as such."""
+    try:
+        yield from results
+    except concurrent.futures.process.BrokenProcessPool as err:
+        raise RuntimeError(f"a worker process died ({err}); a script that plays with workers must start "
+                           "them under `if __name__ == \"__main__\":`") from None
 
 
 def evaluate_pair(
