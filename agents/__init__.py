@@ -5,10 +5,10 @@ command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based pl
 ``"checkpoint:PATH"`` (a trained network, :class:`agents.neural.NeuralAgent`), ``"zoo:GAME"``
 (the model zoo's trained agent of a game, :mod:`agents.zoo`), ``"sb3:PATH"`` (a
 ``MaskablePPO`` model zip from ``whist sb3-train``, :class:`agents.sb3_agent.SB3Agent`) or
-``"pimc:worlds=K,exact=E,rollout=SPEC"`` (Perfect Information Monte Carlo search,
-:class:`agents.search.PIMCAgent`) or ``"ismcts:iters=N,rollout=SPEC"`` (information set
-Monte Carlo tree search, :class:`agents.search.ISMCTSAgent`); a search agent's options may be
-left out.
+``"pimc:worlds=K,exact=E,rollouts=R,rollout=SPEC,seed=S"`` (Perfect Information Monte Carlo
+search, :class:`agents.search.PIMCAgent`) or ``"ismcts:iters=N,seconds=S,c=C,rollout=SPEC,seed=S"``
+(information set Monte Carlo tree search, :class:`agents.search.ISMCTSAgent`); a search agent's
+options may be left out.
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ HEURISTICS: dict[str, type] = {
 }
 
 #: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
-AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "pimc[:worlds=K,exact=E,rollout=SPEC]",
-               "ismcts[:iters=N,seconds=S,c=C,rollout=SPEC]")
+AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "pimc[:worlds=K,exact=E,rollouts=R,rollout=SPEC,seed=S]",
+               "ismcts[:iters=N,seconds=S,c=C,rollout=SPEC,seed=S]")
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
@@ -45,13 +45,15 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
             alone: the zoo agent of ``game``), ``"sb3:PATH"``, ``"pimc[:k=v,...]"`` or ``"ismcts[:k=v,...]"``
             (case-insensitive kind; the path is taken as written).
         game: a game name of ``whist_env.GAMES`` such as ``"classic_whist"``.
-        seed: seed of the agent's own random generator (random agent), ``None`` for fresh entropy.
+        seed: seed of the agent's own random generator (random and search agents; a search
+            spec's own ``seed=`` wins), ``None`` for fresh entropy.
     Returns:
         an object implementing :class:`Policy`.
     Raises:
         ValueError: on an unknown spec, an empty path, ``"heuristic"`` for a game that has
             none (the message names the games that have one), a zoo agent of another game or
-            one the zoo does not hold (the message names those it holds).
+            one the zoo does not hold (the message names those it holds), or a search agent's
+            bad option (the message names it and lists the options).
         Errors of :meth:`agents.neural.NeuralAgent.from_checkpoint` and
         :meth:`agents.sb3_agent.SB3Agent.from_zip` (missing file, a directory, a file of the
         other kind, a model of another game or shape) propagate unchanged.

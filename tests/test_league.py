@@ -100,3 +100,29 @@ def test_league_with_workers_stores_the_same_deals(league, tmp_path):
     assert [(r.name, r.mu, r.sigma, r.deals) for r in serial.ratings] == [(r.name, r.mu, r.sigma, r.deals) for r in pooled.ratings]
     assert [(p.agent_a, p.agent_b, p.win_rate, p.points_per_hand) for p in serial.pairs] == \
         [(p.agent_a, p.agent_b, p.win_rate, p.points_per_hand) for p in pooled.pairs]
+
+
+def test_ctrl_c_stops_the_workers_at_once(tmp_path):
+    """Ctrl-C (SIGINT to the whole process group) during a league with workers: the parent stops
+    the workers in the middle of their deals, keeps what was stored and exits 130."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    db = tmp_path / "interrupted.sqlite"
+    command = [sys.executable, "-m", "training.cli", "league", "--game", "german_whist", "--agents", "pimc:worlds=4",
+               "heuristic", "--deals", "40", "--workers", "2", "--db", str(db), "--quiet"]
+    child = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True,
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(10)  # the workers are started and inside their first deals
+        os.killpg(child.pid, signal.SIGINT)
+        out, _ = child.communicate(timeout=20)  # a deal takes longer: waiting for the workers' deals would time out
+    finally:
+        if child.poll() is None:
+            os.killpg(child.pid, signal.SIGKILL)
+            child.wait()
+    assert child.returncode == 130, out
+    assert "interrupted" in out and "run the same command again to resume" in out

@@ -63,18 +63,27 @@ def test_pimc_specs_and_their_errors():
     default = make_agent("pimc", "classic_whist")
     assert (default.worlds, default.exact, default.rollouts, default.rollout_spec) == (8, None, 48, "heuristic")
     assert default.name == "pimc:worlds=8,exact=auto,rollouts=48,rollout=heuristic"
-    with pytest.raises(ValueError, match="rollouts must be >= 0"):
+    with pytest.raises(ValueError, match="rollouts must be an int >= 0"):
         make_agent("pimc:rollouts=-1", "classic_whist")
     assert make_agent("pimc:exact=AUTO", "classic_whist").exact is None
-    with pytest.raises(ValueError, match="exact='deep' is not an int or 'auto'"):
+    with pytest.raises(ValueError, match="exact='deep' is not an int or auto"):
         make_agent("pimc:exact=deep", "classic_whist")
-    with pytest.raises(ValueError, match="exact must be >= 0"):
+    with pytest.raises(ValueError, match="exact \\(an int or 'auto'\\) must be an int >= 0"):
         make_agent("pimc:exact=-1", "classic_whist")
+    with pytest.raises(ValueError, match="seed must be an int >= 0, got -1"):
+        make_agent("pimc:seed=-1", "classic_whist")
+    with pytest.raises(ValueError, match="option worlds needs a value: worlds=<int>"):
+        make_agent("pimc:worlds", "classic_whist")
+    with pytest.raises(ValueError, match="empty option in 'worlds=2,'"):
+        make_agent("pimc:worlds=2,", "classic_whist")
+    assert PIMCAgent("classic_whist", exact="auto").exact is None
+    with pytest.raises(ValueError, match="worlds must be an int >= 1, got '2'"):
+        PIMCAgent("classic_whist", worlds="2")
     with pytest.raises(ValueError, match="unknown option 'depth=3'; options: worlds=<int>"):
         make_agent("pimc:depth=3", "classic_whist")
     with pytest.raises(ValueError, match="worlds='many' is not an int"):
         make_agent("pimc:worlds=many", "classic_whist")
-    with pytest.raises(ValueError, match="worlds must be >= 1"):
+    with pytest.raises(ValueError, match="worlds must be an int >= 1"):
         make_agent("pimc:worlds=0", "classic_whist")
     with pytest.raises(ValueError, match="unknown agent spec"):
         make_agent("pimc:rollout=nonsense", "classic_whist")
@@ -176,18 +185,30 @@ def test_ismcts_specs_and_their_errors():
     assert agent.name == "ismcts:iters=50,c=1.5,rollout=random"
     default = make_agent("ismcts", "classic_whist")
     assert (default.iters, default.c, default.rollout_spec) == (200, 0.7, "heuristic")
-    with pytest.raises(ValueError, match="iters must be >= 1"):
+    with pytest.raises(ValueError, match="iters must be an int >= 1"):
         make_agent("ismcts:iters=0", "classic_whist")
-    with pytest.raises(ValueError, match="c must be >= 0"):
+    with pytest.raises(ValueError, match="c must be a finite number >= 0"):
         make_agent("ismcts:c=-1", "classic_whist")
-    with pytest.raises(ValueError, match="seconds must be >= 0"):
+    with pytest.raises(ValueError, match="c must be a finite number >= 0, got nan"):
+        make_agent("ismcts:c=nan", "classic_whist")
+    with pytest.raises(ValueError, match="seconds must be a finite number >= 0"):
         make_agent("ismcts:seconds=-2", "classic_whist")
+    with pytest.raises(ValueError, match="iters must be an int >= 1, got 2.5"):
+        ISMCTSAgent("classic_whist", iters=2.5)
     with pytest.raises(ValueError, match="rollout='ismcts' is a search agent"):
         make_agent("ismcts:rollout=ismcts", "classic_whist")
     with pytest.raises(ValueError, match="unknown option 'worlds=3'; options: iters=<int>"):
         make_agent("ismcts:worlds=3", "classic_whist")
     with pytest.raises(TypeError, match="act_in_env"):
         agent.act({"observation": np.zeros(3), "action_mask": np.ones(3)})
+
+
+@pytest.mark.parametrize("spec", ["pimc:worlds=1", "ismcts:iters=2"])
+def test_search_agents_refuse_an_agent_not_to_act(spec):
+    env, agent = _card_play_position("classic_whist", seed=3, min_tricks_left=3)
+    other = next(a for a in env.possible_agents if a != agent)
+    with pytest.raises(ValueError, match=f"{other} is not to act \\(the agent to act is {agent}\\)"):
+        make_agent(spec, "classic_whist", seed=0).act_in_env(env, other)
 
 
 def test_ismcts_time_budget_stops_early():

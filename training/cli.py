@@ -87,7 +87,8 @@ def add_match_arguments(parser: argparse.ArgumentParser, deals: int, agents_help
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                         help=f"two or more agent specs ({_agent_specs()}){agents_help}")
     parser.add_argument("--deals", type=int, default=deals, help="deals per pair (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the random agents (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the agents' random generators (random, pimc, ismcts: reseeded "
+                             "before every play from it, the deal and the side; default: %(default)s)")
     parser.add_argument("--workers", type=int, default=1, metavar="N",
                         help="processes playing deals at once (default: %(default)s); the results are the same as with one, "
                              "for search agents (pimc, ismcts) use one per core")

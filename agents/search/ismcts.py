@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from agents.search.rollout import Rollout, side_value
-from agents.search.spec import parse_options
+from agents.search.spec import check_int, check_real, parse_options
 from whist_env.envs.encoding import mask_to_int8
 
 #: Options of the spec ``ismcts:k=v,...`` and their types.
@@ -60,32 +60,33 @@ class ISMCTSAgent:
     Args:
         game: the game's name (a key of ``whist_env.GAMES``).
         iters: iterations (determinisations) per decision (>= 1).
-        seconds: if > 0, also stop once this many seconds of wall time have passed (then the
-            decision depends on the machine's speed: leave 0 for reproducible runs).
+        seconds: if > 0, also stop once this many seconds of wall time have passed, before
+            ``iters`` iterations (for a pure time budget give a large ``iters``; the decision
+            then depends on the machine's speed: leave 0 for reproducible runs).
         c: UCB1 exploration constant on values normalised to [0, 1] (>= 0).
         rollout: agent spec of the simulation policy (not a search agent).
-        seed: seed of the agent's random generator (worlds, expansion order), ``None`` for
-            fresh entropy.
+        seed: seed (>= 0) of the agent's random generator (worlds, expansion order), ``None``
+            for fresh entropy. Matches (``whist eval``, ``whist league``) reseed it before every
+            play from the match seed, the deal and the side (:meth:`reseed`).
     Raises:
-        ValueError: ``iters < 1``, ``seconds < 0``, ``c < 0``, a bad rollout spec or a search
-            agent as the rollout policy.
+        ValueError: ``iters`` not an int >= 1, ``seconds`` or ``c`` not a finite number >= 0,
+            ``seed < 0``, a bad rollout spec or a search agent as the rollout policy.
     """
 
     def __init__(self, game: str, iters: int = 200, seconds: float = 0.0, c: float = 0.7, rollout: str = "heuristic",
                  seed: int | None = None) -> None:
         from agents import make_agent
 
-        if iters < 1:
-            raise ValueError(f"ismcts: iters must be >= 1, got {iters}")
-        if seconds < 0:
-            raise ValueError(f"ismcts: seconds must be >= 0, got {seconds}")
-        if c < 0:
-            raise ValueError(f"ismcts: c must be >= 0, got {c}")
+        iters = check_int("ismcts", "iters", iters, 1)
+        seconds = check_real("ismcts", "seconds", seconds, 0.0)
+        c = check_real("ismcts", "c", c, 0.0)
+        if seed is not None:
+            seed = check_int("ismcts", "seed", seed, 0)
         policy = make_agent(rollout, game, seed=None if seed is None else seed + 1)
         if hasattr(policy, "act_in_env"):
             raise ValueError(f"ismcts: rollout={rollout!r} is a search agent; a rollout policy must act from its own "
                              "observation (e.g. heuristic, random, zoo:GAME, checkpoint:PATH)")
-        self.game, self.iters, self.seconds, self.c, self.rollout_spec = game, int(iters), float(seconds), float(c), rollout
+        self.game, self.iters, self.seconds, self.c, self.rollout_spec = game, iters, seconds, c, rollout
         self.rollout = Rollout(policy)
         self.rng = np.random.default_rng(seed)
         self.name = f"ismcts:iters={self.iters},c={self.c:g},rollout={rollout}" + (f",seconds={self.seconds:g}" if self.seconds else "")
@@ -122,6 +123,8 @@ class ISMCTSAgent:
         never ``env``'s hidden cards.
         """
         legal = np.flatnonzero(env.observe(agent)["action_mask"])
+        if len(legal) == 0:
+            raise ValueError(f"ismcts: {agent} is not to act (the agent to act is {env.agent_selection})")
         if len(legal) == 1:
             return int(legal[0])
         root = _Node()

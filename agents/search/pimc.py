@@ -44,12 +44,20 @@ import numpy as np
 
 from agents.search.rollout import Rollout
 from agents.search.solving import card_values, dds_serves, solved_tricks
-from agents.search.spec import parse_options
+from agents.search.spec import check_int, parse_options
 from whist_env.rules.base import PLAY
 from whist_env.rules.romanian import deal_points
 
-#: Options of the spec ``pimc:k=v,...`` and their types.
-OPTIONS = {"worlds": int, "exact": int, "rollouts": int, "rollout": str, "seed": int}
+
+def _exact_option(text: str) -> int | None:
+    """``exact=`` of a spec: an int, or ``auto`` (``None``)."""
+    return None if text.strip().lower() == "auto" else int(text)
+
+
+_exact_option.label = "int or auto"  # type: ignore[attr-defined]
+
+#: Options of the spec ``pimc:k=v,...`` and their converters.
+OPTIONS = {"worlds": int, "exact": _exact_option, "rollouts": int, "rollout": str, "seed": int}
 #: ``exact`` when not given: where the project's solver serves (DDS solves any size).
 SOLVER_EXACT = 4
 #: Decisions left to the rule-based heuristic, by game and phase.
@@ -62,7 +70,8 @@ class PIMCAgent:
     Args:
         game: the game's name (a key of ``whist_env.GAMES``).
         worlds: worlds sampled per decision (K >= 1).
-        exact: solve exactly once at most this many tricks remain (0: never); ``None``: every
+        exact: solve exactly once at most this many tricks remain (0: never); ``None`` or
+            ``"auto"``: every
             hand DDS serves (Classic, Minnesota High: a few ms a world at any size), else
             :data:`SOLVER_EXACT`. The project's solver takes about 0.1 s a world at 5 tricks
             and grows about 5x per trick (keep ``exact`` <= 6 there).
@@ -70,23 +79,27 @@ class PIMCAgent:
             (0: no limit, ``worlds`` worlds always).
         rollout: agent spec of the policy that plays out the hand before that (not a search
             agent).
-        seed: seed of the agent's random generator (worlds), ``None`` for fresh entropy.
+        seed: seed (>= 0) of the agent's random generator (worlds), ``None`` for fresh entropy.
+            Matches (``whist eval``, ``whist league``) reseed it before every play from the
+            match seed, the deal and the side (:meth:`reseed`).
     Raises:
-        ValueError: ``worlds < 1``, ``exact < 0``, ``rollouts < 0``, a bad rollout spec or a
-            search agent as the rollout policy.
+        ValueError: an option that is not an int (``exact``: or ``"auto"``), ``worlds < 1``,
+            ``exact < 0``, ``rollouts < 0``, ``seed < 0``, a bad rollout spec or a search agent
+            as the rollout policy.
     """
 
-    def __init__(self, game: str, worlds: int = 8, exact: int | None = None, rollouts: int = 48, rollout: str = "heuristic",
-                 seed: int | None = None) -> None:
+    def __init__(self, game: str, worlds: int = 8, exact: int | str | None = None, rollouts: int = 48,
+                 rollout: str = "heuristic", seed: int | None = None) -> None:
         from agents import make_agent
 
-        if worlds < 1:
-            raise ValueError(f"pimc: worlds must be >= 1, got {worlds}")
-        if exact is not None and exact < 0:
-            raise ValueError(f"pimc: exact must be >= 0, got {exact}")
-        if rollouts < 0:
-            raise ValueError(f"pimc: rollouts must be >= 0, got {rollouts}")
-        self.game, self.worlds, self.exact, self.rollouts, self.rollout_spec = game, int(worlds), exact, int(rollouts), rollout
+        worlds = check_int("pimc", "worlds", worlds, 1)
+        if isinstance(exact, str) and exact.strip().lower() == "auto":
+            exact = None
+        exact = None if exact is None else check_int("pimc", "exact (an int or 'auto')", exact, 0)
+        rollouts = check_int("pimc", "rollouts", rollouts, 0)
+        if seed is not None:
+            seed = check_int("pimc", "seed", seed, 0)
+        self.game, self.worlds, self.exact, self.rollouts, self.rollout_spec = game, worlds, exact, rollouts, rollout
         policy = make_agent(rollout, game, seed=None if seed is None else seed + 1)
         if hasattr(policy, "act_in_env"):
             raise ValueError(f"pimc: rollout={rollout!r} is a search agent; a rollout policy must act from its own "
@@ -110,14 +123,7 @@ class PIMCAgent:
     def from_spec(cls, game: str, text: str, seed: int | None = None) -> PIMCAgent:
         """The agent of the spec's option part, e.g. ``"worlds=32,exact=6,rollout=heuristic"``
         (``exact=auto`` is the default)."""
-        types = dict(OPTIONS, exact=str)
-        options = parse_options("pimc", text, types)
-        if "exact" in options:
-            value = options["exact"].strip().lower()
-            try:
-                options["exact"] = None if value == "auto" else int(value)
-            except ValueError:
-                raise ValueError(f"pimc: option exact={value!r} is not an int or 'auto'") from None
+        options = parse_options("pimc", text, OPTIONS)
         options.setdefault("seed", seed)
         return cls(game, **options)
 
@@ -138,6 +144,8 @@ class PIMCAgent:
         """
         observation = env.observe(agent)
         legal = np.flatnonzero(observation["action_mask"])
+        if len(legal) == 0:
+            raise ValueError(f"pimc: {agent} is not to act (the agent to act is {env.agent_selection})")
         if len(legal) == 1:
             return int(legal[0])
         info = env.information_state(agent)

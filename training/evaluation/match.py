@@ -375,8 +375,9 @@ def _played_deals(player: DealPlayer, indices: Sequence[int], workers: int) -> I
     try:
         yield _in_order(pool.map(_play_in_worker, indices))
     except BaseException:  # Ctrl-C or a failed deal: stop the workers now, not after their deals
+        processes = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
         pool.shutdown(wait=False, cancel_futures=True)
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
+        for process in processes:
             process.terminate()
         raise
     pool.shutdown()
