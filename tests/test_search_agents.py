@@ -241,3 +241,24 @@ def test_pimc_rollout_budget_draws_fewer_worlds_for_many_choices():
     drawn.clear()
     PIMCAgent("bid_whist", worlds=8, rollouts=0, seed=1).act_in_env(Counting(env), agent)
     assert len(drawn) == 8
+
+
+def test_dds_never_gets_a_deck_with_jokers():
+    """A Bid Whist no-trump hand ranks its jokers as nothing, like bridge's no-trump, yet DDS cannot
+    hold them: such hands go to the project's solver (and the choice reads the rules, not the hands)."""
+    from agents.search.solving import bridge_like, card_values
+
+    heuristic = make_agent("heuristic", "bid_whist")
+    for seed in range(200):
+        env = whist_env.GAMES["bid_whist"].raw_env(episode="hand")
+        env.reset(seed=seed)
+        g = env.game
+        while not any(env.terminations.values()) and not (g.phase == "play" and g.hands[g.current_player].bit_count() <= 3):
+            env.step(policy_action(heuristic, env, env.agent_selection))
+        if g.phase == "play" and g.trump is None:
+            break
+    else:
+        raise AssertionError("no no-trump hand")
+    assert g.ctx.super_mask == 0 and not bridge_like(g)
+    values = card_values(g)
+    assert set(values) == set(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))

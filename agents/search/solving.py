@@ -25,9 +25,11 @@ _RANK_TEXT = "23456789TJQKA"
 
 def bridge_like(game: Any) -> bool:
     """Whether DDS can value ``game``'s card play: 4 seats in two partnerships (seat i on side
-    i % 2), the natural ranking with a trump suit or none, no jokers, no must-trump."""
+    i % 2), a deck without jokers (a Bid Whist no-trump hand may rank its jokers as nothing, yet
+    DDS cannot hold them), the natural ranking with a trump suit or none, no must-trump. It reads
+    the rules only, never the hands: the same answer in every world of a decision."""
     ctx = game.ctx
-    return (game.num_players == 4 and game.num_sides == 2 and all(game.side_of(p) == p % 2 for p in range(4))
+    return (game.deck_mask() >> 52 == 0 and game.num_players == 4 and game.num_sides == 2 and all(game.side_of(p) == p % 2 for p in range(4))
             and ctx.eff_suit == natural_context(ctx.trump).eff_suit and ctx.power == natural_context(ctx.trump).power
             and not ctx.must_trump and not ctx.super_mask)
 
