@@ -27,17 +27,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from agents.search.rollout import Rollout, side_value
-from agents.search.spec import check_int, check_real, parse_options
+from agents.search.base import SearchAgent
+from agents.search.rollout import hand_over, side_value
+from agents.search.spec import check_int, check_real
 from whist_env.envs.encoding import mask_to_int8
-
-#: Options of the spec ``ismcts:k=v,...`` and their types.
-OPTIONS = {"iters": int, "seconds": float, "c": float, "rollout": str, "seed": int}
 
 
 class _Node:
@@ -54,7 +51,7 @@ class _Node:
         self.children: dict[int, _Node] = {}
 
 
-class ISMCTSAgent:
+class ISMCTSAgent(SearchAgent):
     """SO-ISMCTS for one game (see the module docstring).
 
     Args:
@@ -73,48 +70,18 @@ class ISMCTSAgent:
             ``seed < 0``, a bad rollout spec or a search agent as the rollout policy.
     """
 
+    KIND = "ismcts"
+    #: Options of the spec ``ismcts:k=v,...`` and their converters.
+    OPTIONS = {"iters": int, "seconds": float, "c": float, "rollout": str, "seed": int}
+
     def __init__(self, game: str, iters: int = 200, seconds: float = 0.0, c: float = 0.7, rollout: str = "heuristic",
                  seed: int | None = None) -> None:
-        from agents import make_agent
-
         iters = check_int("ismcts", "iters", iters, 1)
         seconds = check_real("ismcts", "seconds", seconds, 0.0)
         c = check_real("ismcts", "c", c, 0.0)
-        if seed is not None:
-            seed = check_int("ismcts", "seed", seed, 0)
-        policy = make_agent(rollout, game, seed=None if seed is None else seed + 1)
-        if hasattr(policy, "act_in_env"):
-            raise ValueError(f"ismcts: rollout={rollout!r} is a search agent; a rollout policy must act from its own "
-                             "observation (e.g. heuristic, random, zoo:GAME, checkpoint:PATH)")
-        self.game, self.iters, self.seconds, self.c, self.rollout_spec = game, iters, seconds, c, rollout
-        self.rollout = Rollout(policy)
-        self.rng = np.random.default_rng(seed)
+        self.game, self.iters, self.seconds, self.c = game, iters, seconds, c
+        self._start_search(game, rollout, seed)
         self.name = f"ismcts:iters={self.iters},c={self.c:g},rollout={rollout}" + (f",seconds={self.seconds:g}" if self.seconds else "")
-
-    def reseed(self, seed: int) -> None:
-        """Restart the generators of the worlds and of the rollout policy from ``seed``
-        (matches do so before every play, so that a play does not depend on the plays before
-        it)."""
-        self.rng = np.random.default_rng(seed)
-        reseed = getattr(self.rollout.policy, "reseed", None)
-        if reseed is not None:
-            reseed(int(np.random.SeedSequence(seed).generate_state(1)[0]))
-
-    @classmethod
-    def from_spec(cls, game: str, text: str, seed: int | None = None) -> ISMCTSAgent:
-        """The agent of the spec's option part, e.g. ``"iters=1000,rollout=heuristic"``."""
-        options = parse_options("ismcts", text, OPTIONS)
-        options.setdefault("seed", seed)
-        return cls(game, **options)
-
-    def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
-        """Not enough to search: IS-MCTS draws worlds from the environment.
-
-        Raises:
-            TypeError: always; ask through ``policy_action(agent, env, name)`` (``act_in_env``).
-        """
-        raise TypeError("ismcts searches worlds drawn from the environment: call act_in_env(env, agent) "
-                        "(whist_env.envs.policy_action.policy_action does)")
 
     def act_in_env(self, env: Any, agent: str) -> int:
         """The chosen action of ``agent``, the agent to act at ``env`` (a raw environment).
@@ -122,9 +89,7 @@ class ISMCTSAgent:
         Reads ``agent``'s observation and the worlds drawn by ``env.resample_from_infostate``;
         never ``env``'s hidden cards.
         """
-        legal = np.flatnonzero(env.observe(agent)["action_mask"])
-        if len(legal) == 0:
-            raise ValueError(f"ismcts: {agent} is not to act (the agent to act is {env.agent_selection})")
+        legal = self._legal(env, agent, env.observe(agent))
         if len(legal) == 1:
             return int(legal[0])
         root = _Node()
@@ -142,7 +107,7 @@ class ISMCTSAgent:
         game = world.game
         hand = game.hand_number
         node, path = root, []  # path: (node, seat whose action led to it)
-        while not (game.done or game.truncated or game.hand_number != hand):
+        while not hand_over(game, hand):
             seat = game.current_player
             legal = np.flatnonzero(mask_to_int8(game.legal_actions(), game.num_actions))
             for a in legal:
@@ -161,10 +126,7 @@ class ISMCTSAgent:
             world.step(action)
             node = node.children[action]
             path.append((node, seat))
-        if game.done or game.truncated or game.hand_number != hand:
-            final = game
-        else:
-            final = self.rollout.final(world)
+        final = game if hand_over(game, hand) else self.rollout.final(world)
         values = {}
         for child, seat in path:
             side = final.side_of(seat)

@@ -42,9 +42,9 @@ from typing import Any
 
 import numpy as np
 
-from agents.search.rollout import Rollout
+from agents.search.base import SearchAgent
 from agents.search.solving import card_values, dds_serves, solved_tricks
-from agents.search.spec import check_int, parse_options
+from agents.search.spec import check_int
 from whist_env.rules.base import PLAY
 from whist_env.rules.romanian import deal_points
 
@@ -56,23 +56,21 @@ def _exact_option(text: str) -> int | None:
 
 _exact_option.label = "int or auto"  # type: ignore[attr-defined]
 
-#: Options of the spec ``pimc:k=v,...`` and their converters.
-OPTIONS = {"worlds": int, "exact": _exact_option, "rollouts": int, "rollout": str, "seed": int}
 #: ``exact`` when not given: where the project's solver serves (DDS solves any size).
 SOLVER_EXACT = 4
 #: Decisions left to the rule-based heuristic, by game and phase.
 HEURISTIC_PHASES = {"minnesota_whist": ("bid_card",)}
 
 
-class PIMCAgent:
+class PIMCAgent(SearchAgent):
     """PIMC search for one game (see the module docstring).
 
     Args:
         game: the game's name (a key of ``whist_env.GAMES``).
         worlds: worlds sampled per decision (K >= 1).
         exact: solve exactly once at most this many tricks remain (0: never); ``None`` or
-            ``"auto"``: every
-            hand DDS serves (Classic, Minnesota High: a few ms a world at any size), else
+            ``"auto"``: every hand DDS serves (Classic, Minnesota High: a few ms a world at any
+            size), else
             :data:`SOLVER_EXACT`. The project's solver takes about 0.1 s a world at 5 tricks
             and grows about 5x per trick (keep ``exact`` <= 6 there).
         rollouts: at most this many rollouts a decision where actions are valued by rollouts
@@ -88,6 +86,10 @@ class PIMCAgent:
             as the rollout policy.
     """
 
+    KIND = "pimc"
+    #: Options of the spec ``pimc:k=v,...`` and their converters.
+    OPTIONS = {"worlds": int, "exact": _exact_option, "rollouts": int, "rollout": str, "seed": int}
+
     def __init__(self, game: str, worlds: int = 8, exact: int | str | None = None, rollouts: int = 48,
                  rollout: str = "heuristic", seed: int | None = None) -> None:
         from agents import make_agent
@@ -97,44 +99,11 @@ class PIMCAgent:
             exact = None
         exact = None if exact is None else check_int("pimc", "exact (an int or 'auto')", exact, 0)
         rollouts = check_int("pimc", "rollouts", rollouts, 0)
-        if seed is not None:
-            seed = check_int("pimc", "seed", seed, 0)
-        self.game, self.worlds, self.exact, self.rollouts, self.rollout_spec = game, worlds, exact, rollouts, rollout
-        policy = make_agent(rollout, game, seed=None if seed is None else seed + 1)
-        if hasattr(policy, "act_in_env"):
-            raise ValueError(f"pimc: rollout={rollout!r} is a search agent; a rollout policy must act from its own "
-                             "observation (e.g. heuristic, random, zoo:GAME, checkpoint:PATH)")
-        self.rollout = Rollout(policy)
+        self.game, self.worlds, self.exact, self.rollouts = game, worlds, exact, rollouts
+        self._start_search(game, rollout, seed)
         self.fallback = make_agent("heuristic", game)
         self.heuristic_phases = HEURISTIC_PHASES.get(game, ())
-        self.rng = np.random.default_rng(seed)
         self.name = f"pimc:worlds={self.worlds},exact={'auto' if exact is None else exact},rollouts={self.rollouts},rollout={rollout}"
-
-    def reseed(self, seed: int) -> None:
-        """Restart the generators of the worlds and of the rollout policy from ``seed``
-        (matches do so before every play, so that a play does not depend on the plays before
-        it)."""
-        self.rng = np.random.default_rng(seed)
-        reseed = getattr(self.rollout.policy, "reseed", None)
-        if reseed is not None:
-            reseed(int(np.random.SeedSequence(seed).generate_state(1)[0]))
-
-    @classmethod
-    def from_spec(cls, game: str, text: str, seed: int | None = None) -> PIMCAgent:
-        """The agent of the spec's option part, e.g. ``"worlds=32,exact=6,rollout=heuristic"``
-        (``exact=auto`` is the default)."""
-        options = parse_options("pimc", text, OPTIONS)
-        options.setdefault("seed", seed)
-        return cls(game, **options)
-
-    def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
-        """Not enough to search: PIMC draws worlds from the environment.
-
-        Raises:
-            TypeError: always; ask through ``policy_action(agent, env, name)`` (``act_in_env``).
-        """
-        raise TypeError("pimc searches worlds drawn from the environment: call act_in_env(env, agent) "
-                        "(whist_env.envs.policy_action.policy_action does)")
 
     def act_in_env(self, env: Any, agent: str) -> int:
         """The chosen action of ``agent``, the agent to act at ``env`` (a raw environment).
@@ -143,9 +112,7 @@ class PIMCAgent:
         ``env.resample_from_infostate``; never ``env``'s hidden cards.
         """
         observation = env.observe(agent)
-        legal = np.flatnonzero(observation["action_mask"])
-        if len(legal) == 0:
-            raise ValueError(f"pimc: {agent} is not to act (the agent to act is {env.agent_selection})")
+        legal = self._legal(env, agent, observation)
         if len(legal) == 1:
             return int(legal[0])
         info = env.information_state(agent)

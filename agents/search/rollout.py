@@ -19,6 +19,11 @@ def side_value(game: Any, seat: int) -> float:
     return float(points[side] - (sum(others) / len(others) if others else 0.0))
 
 
+def hand_over(game: Any, hand: int) -> bool:
+    """Whether hand number ``hand`` of ``game`` (a rules object) has ended (or the game has)."""
+    return game.done or game.truncated or game.hand_number != hand
+
+
 class Rollout:
     """Plays a world's hand to its end with ``policy`` in every seat.
 
@@ -52,7 +57,7 @@ class Rollout:
             if action is not None:
                 game.apply(action)
             act, n = self.policy.act, game.num_actions
-            while not game.done and not game.truncated and game.hand_number == hand:
+            while not hand_over(game, hand):
                 player = game.current_player
                 game.apply(act({"action_mask": mask_to_int8(game.legal_actions(), n)}, game.information_state(player)))
             return game
@@ -61,6 +66,6 @@ class Rollout:
         if action is not None:
             world.step(action)
         game = world.game
-        while not game.done and not game.truncated and game.hand_number == hand:
+        while not hand_over(game, hand):
             world.step(policy_action(self.policy, world, world.agent_selection))
         return game

@@ -1,0 +1,80 @@
+"""What every search agent shares: its spec, its rollout policy, its random generator and the
+refusal to act from an observation alone."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import numpy as np
+
+from agents.search.rollout import Rollout
+from agents.search.spec import check_int, parse_options
+
+
+class SearchAgent:
+    """Base of the agents that plan over worlds drawn from the environment (PIMC, IS-MCTS).
+
+    Subclasses name their spec kind (``KIND``, e.g. ``"pimc"``) and the converters of their
+    options (``OPTIONS``), call :meth:`_start_search` in their constructor and implement
+    ``act_in_env(env, agent)``.
+    """
+
+    KIND: str = ""
+    OPTIONS: Mapping[str, Callable[[str], Any]] = {}
+
+    def _start_search(self, game: str, rollout: str, seed: int | None) -> None:
+        """Set ``rollout`` (a :class:`Rollout` of the agent spec ``rollout``, seeded
+        ``seed + 1``) and ``rng`` (seeded ``seed``).
+
+        Raises:
+            ValueError: ``seed < 0``, a bad rollout spec or a search agent as the rollout policy.
+        """
+        from agents import make_agent
+
+        if seed is not None:
+            seed = check_int(self.KIND, "seed", seed, 0)
+        policy = make_agent(rollout, game, seed=None if seed is None else seed + 1)
+        if hasattr(policy, "act_in_env"):
+            raise ValueError(f"{self.KIND}: rollout={rollout!r} is a search agent; a rollout policy must act from its own "
+                             "observation (e.g. heuristic, random, zoo:GAME, checkpoint:PATH)")
+        self.rollout_spec = rollout
+        self.rollout = Rollout(policy)
+        self.rng = np.random.default_rng(seed)
+
+    def reseed(self, seed: int) -> None:
+        """Restart the generators of the worlds and of the rollout policy from ``seed``
+        (matches do so before every play, so that a play does not depend on the plays before
+        it)."""
+        self.rng = np.random.default_rng(seed)
+        reseed = getattr(self.rollout.policy, "reseed", None)
+        if reseed is not None:
+            reseed(int(np.random.SeedSequence(seed).generate_state(1)[0]))
+
+    @classmethod
+    def from_spec(cls, game: str, text: str, seed: int | None = None) -> Any:
+        """The agent of the spec's option part, e.g. ``"worlds=32,exact=6,rollout=heuristic"``
+        for ``pimc``; ``seed`` unless the spec gives one."""
+        options = parse_options(cls.KIND, text, cls.OPTIONS)
+        options.setdefault("seed", seed)
+        return cls(game, **options)
+
+    def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
+        """Not enough to search: a search agent draws worlds from the environment.
+
+        Raises:
+            TypeError: always; ask through ``policy_action(agent, env, name)`` (``act_in_env``).
+        """
+        raise TypeError(f"{self.KIND} searches worlds drawn from the environment: call act_in_env(env, agent) "
+                        "(whist_env.envs.policy_action.policy_action does)")
+
+    def _legal(self, env: Any, agent: str, observation: Mapping[str, np.ndarray]) -> np.ndarray:
+        """Legal action ids of ``agent`` from its observation.
+
+        Raises:
+            ValueError: ``agent`` is not the agent to act.
+        """
+        legal = np.flatnonzero(observation["action_mask"])
+        if len(legal) == 0:
+            raise ValueError(f"{self.KIND}: {agent} is not to act (the agent to act is {env.agent_selection})")
+        return legal
