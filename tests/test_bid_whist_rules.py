@@ -522,6 +522,35 @@ def test_bw7_hand_scores(bid, tricks, dec_books, dec_points, def_books, def_poin
     assert g.scores == [dec_points, def_points]
 
 
+@pytest.mark.parametrize(("bid", "tricks", "dec_books", "dec_points", "def_books", "def_points"), BW7)
+def test_bw7_last_contract_and_contract_points(bid, tricks, dec_books, dec_points, def_books, def_points):
+    """The finished hand's contract and books are kept, and ``contract_points`` of them gives the
+    points the hand scored (the table of §6.8, as search agents re-score a contract's books)."""
+    g = bw({"dealer": 3}, seed=tricks)
+    assert g.last_contract is None
+    play_hand_with_tricks(g, bid, tricks)
+    _, level, mode = bid.split(":")
+    assert g.last_contract == (0, int(level), mode, (dec_books, def_books))
+    assert g.contract_points(0, int(level), mode, [dec_books, def_books]) == [dec_points, def_points]
+    assert g.contract_points(1, int(level), mode, [def_books, dec_books]) == [def_points, dec_points]
+
+
+@pytest.mark.parametrize(("level", "mode", "books", "options", "points"), [
+    (7, "notrump", [13, 0], {}, [56, 0]),                      # Boston: 7 x 2 x 4
+    (7, "notrump", [13, 0], {"boston_multiplier": 1}, [14, 0]),
+    (6, "uptown", [12, 1], {}, [6, 0]),                        # made exactly
+    (6, "uptown", [11, 2], {}, [-6, 0]),                       # set by one, defenders short of 7
+    (1, "downtown", [6, 7], {}, [-1, 1]),                      # set, defenders' 7 books score 1
+    (1, "downtown", [6, 7], {"defenders_score": False}, [-1, 0]),
+    (5, "notrump", [4, 9], {"no_trump_double": False}, [-5, 3]),
+])
+def test_contract_points_is_pure(level, mode, books, options, points):
+    g = bw({"dealer": 3}, seed=1, **options)
+    before = (list(g.scores), g.phase, g.current_player)
+    assert g.contract_points(0, level, mode, books) == points
+    assert (list(g.scores), g.phase, g.current_player) == before
+
+
 def boston_deal(bid: str) -> dict:
     if bid.endswith("uptown"):  # seat 0 holds the 12 top trumps
         required = ["JKR", "JKB"] + [r + "S" for r in "AKQJT9875"] + ["6S"]

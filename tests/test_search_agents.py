@@ -59,10 +59,15 @@ def test_pimc_decisions_do_not_depend_on_the_hidden_cards(game, exact):
 def test_pimc_specs_and_their_errors():
     agent = make_agent("pimc:worlds=3,exact=2,rollout=random", "classic_whist", seed=1)
     assert (agent.worlds, agent.exact, agent.rollout_spec) == (3, 2, "random")
-    assert agent.name == "pimc:worlds=3,exact=2,rollouts=48,rollout=random"
+    assert agent.name == "pimc:worlds=3,exact=2,rollouts=48,z=1,rollout=random"
     default = make_agent("pimc", "classic_whist")
-    assert (default.worlds, default.exact, default.rollouts, default.rollout_spec) == (8, None, 48, "heuristic")
-    assert default.name == "pimc:worlds=8,exact=auto,rollouts=48,rollout=heuristic"
+    assert (default.worlds, default.exact, default.rollouts, default.z, default.rollout_spec) == (8, None, 48, 1.0, "heuristic")
+    assert default.name == "pimc:worlds=8,exact=auto,rollouts=48,z=1,rollout=heuristic"
+    assert make_agent("pimc:z=0.5", "classic_whist").z == 0.5
+    with pytest.raises(ValueError, match="z must be a finite number >= 0, got -1.0"):
+        make_agent("pimc:z=-1", "classic_whist")
+    with pytest.raises(ValueError, match="z='high' is not"):
+        make_agent("pimc:z=high", "classic_whist")
     with pytest.raises(ValueError, match="rollouts must be an int >= 0"):
         make_agent("pimc:rollouts=-1", "classic_whist")
     assert make_agent("pimc:exact=AUTO", "classic_whist").exact is None
@@ -262,3 +267,57 @@ def test_dds_never_gets_a_deck_with_jokers():
     assert g.ctx.super_mask == 0 and not bridge_like(g)
     values = card_values(g)
     assert set(values) == set(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))
+
+
+class _Fixed:
+    """A rollout policy that always chooses ``action``."""
+
+    def __init__(self, action):
+        self.action = action
+
+    def act(self, observation, info_state=None):
+        return self.action
+
+
+@pytest.mark.parametrize(("values", "z", "expected"), [
+    ([[0, 0, 4], [0, 0, -2], [0, 0, 2]], 1.0, 5),    # mean gain 4/3, standard error 1.76: noise
+    ([[0, 0, 4], [0, 0, -2], [0, 0, 2]], 0.0, 9),    # z = 0: the best mean
+    ([[0, 0, 1], [0, 0, 2], [0, 0, 1.5]], 1.0, 9),   # mean gain 1.5, standard error 0.29
+    ([[0, 0, 1], [0, 0, 2], [0, 0, 1.5]], 6.0, 5),
+    ([[2, 1, 2], [2, 1, 2], [2, 1, 2]], 1.0, 3),     # equal best gains: the lowest id
+    ([[1, 1, 1], [0, 0, 0]], 1.0, 5),                # equal values: the policy's choice
+    ([[1, 1, 1], [0, 0, 0]], 0.0, 5),
+    ([[0, 0, 9]], 1.0, 5),                           # one world cannot show a gain beyond noise
+    ([[0, 0, 9]], 0.0, 9),
+])
+def test_pimc_leaves_the_rollout_policy_only_for_a_clear_gain(values, z, expected):
+    agent = PIMCAgent("classic_whist", seed=1)
+    agent.rollout.policy = _Fixed(5)
+    assert agent._best(np.array(values, dtype=float), np.array([3, 5, 9]), {}, {}, z) == expected
+
+
+def test_pimc_values_every_level_of_a_mode_by_the_same_books():
+    """Bid Whist auction: every level of a mode is valued by the books of the same rollouts. With the
+    twelve top trumps the side takes all 13 books in every world, so bid:L:uptown is worth the
+    Boston's L x 4 points (RULES.md §6.8) in each, and the agent calls the best mean."""
+    hand = ["JKR", "JKB"] + [r + "S" for r in "AKQJT98765"]
+    others = [c for c in (r + s for s in "CDH" for r in "23456789TJQKA")] + ["2S", "3S", "4S"]
+    hands = {"player_0": hand, "player_1": others[0:12], "player_2": others[12:24], "player_3": others[24:36]}
+    env = whist_env.GAMES["bid_whist"].raw_env(episode="hand")
+    env.reset(seed=1, options={"hands": hands, "dealer": "player_3", "kitty": others[36:42]})
+    agent = PIMCAgent("bid_whist", worlds=4, seed=3)
+    seen = {}
+    best = agent._best
+
+    def spy(values, legal, observation, info, z):
+        seen["labels"] = [env.game.action_label(int(a)) for a in legal]
+        seen["values"] = values
+        return best(values, legal, observation, info, z)
+
+    agent._best = spy
+    call = agent.act_in_env(env, "player_0")
+    labels, values = seen["labels"], seen["values"]
+    assert values.shape == (4, len(labels))
+    for level in range(4, 8):
+        assert (values[:, labels.index(f"bid:{level}:uptown")] == 4 * level).all()
+    assert env.game.action_label(call) == labels[int(np.argmax(values.mean(axis=0)))]

@@ -178,6 +178,8 @@ class BidWhist(TrickTakingGame):
         self.kitty_cards = 0
         self.discards = 0
         self.direction: str | None = None
+        #: (declarer seat, level, mode, books per side) of the last scored hand; ``None`` before
+        self.last_contract: tuple[int, int, str, tuple[int, ...]] | None = None
 
     def deck_mask(self) -> int:
         return FULL_DECK_54 if self.options.kitty else FULL_DECK_52
@@ -309,14 +311,15 @@ class BidWhist(TrickTakingGame):
             by_side[self.side_of(self.declarer)] += 1
         return by_side
 
-    def _score_hand(self) -> tuple[list[int], int | None]:
-        """Contract made or set, no-trump doubling, defenders' score, Boston (RULES.md §6.8), ±target (§6.10)."""
+    def contract_points(self, declaring_side: int, level: int, mode: str, books: list[int] | tuple[int, ...]) -> list[int]:
+        """Points per side (list of 2 ints) of a hand played in the contract ``level`` (1-7)
+        ``mode`` (``"uptown"``, ``"downtown"``, ``"notrump"``) by ``declaring_side`` (0 or 1)
+        that ended with ``books`` (per side, kitty book included): made or set, no-trump
+        doubling, defenders' score and Boston (RULES.md §6.8); the target of §6.10 is not
+        applied. Pure: the state is not read or changed, only the options."""
         o = self.options
-        level, mode = self.contract
         m = 2 if mode == "notrump" and o.no_trump_double else 1
-        dec = self.side_of(self.declarer)
-        dfn = 1 - dec
-        books = self.books()
+        dec, dfn = declaring_side, 1 - declaring_side
         points = [0, 0]
         if books[dec] >= 6 + level:
             points[dec] = level * m
@@ -327,6 +330,18 @@ class BidWhist(TrickTakingGame):
         for side in (0, 1):
             if books[side] == 13 and points[side] > 0:
                 points[side] *= o.boston_multiplier
+        return points
+
+    def _score_hand(self) -> tuple[list[int], int | None]:
+        """Contract made or set, no-trump doubling, defenders' score, Boston (RULES.md §6.8), ±target (§6.10).
+
+        Keeps ``last_contract``: (declarer seat, level, mode, books per side) of the hand."""
+        o = self.options
+        level, mode = self.contract
+        books = self.books()
+        self.last_contract = (self.declarer, level, mode, tuple(books))
+        points = self.contract_points(self.side_of(self.declarer), level, mode, books)
+        for side in (0, 1):
             self.scores[side] += points[side]
         for side in (0, 1):
             if self.scores[side] >= o.target_score:
