@@ -5,7 +5,7 @@ command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based pl
 ``"checkpoint:PATH"`` (a trained network, :class:`agents.neural.NeuralAgent`), ``"zoo:GAME"``
 (the model zoo's trained agent of a game, :mod:`agents.zoo`), ``"sb3:PATH"`` (a
 ``MaskablePPO`` model zip from ``whist sb3-train``, :class:`agents.sb3_agent.SB3Agent`) or
-``"pimc:worlds=K,exact=E,rollouts=R,rollout=SPEC,seed=S"`` (Perfect Information Monte Carlo
+``"pimc:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S"`` (Perfect Information Monte Carlo
 search, :class:`agents.search.PIMCAgent`) or ``"ismcts:iters=N,seconds=S,c=C,rollout=SPEC,seed=S"``
 (information set Monte Carlo tree search, :class:`agents.search.ISMCTSAgent`); a search agent's
 options may be left out.
@@ -33,7 +33,7 @@ HEURISTICS: dict[str, type] = {
 }
 
 #: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
-AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "pimc[:worlds=K,exact=E,rollouts=R,rollout=SPEC,seed=S]",
+AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "pimc[:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S]",
                "ismcts[:iters=N,seconds=S,c=C,rollout=SPEC,seed=S]")
 
 

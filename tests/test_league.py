@@ -126,3 +126,4 @@ def test_ctrl_c_stops_the_workers_at_once(tmp_path):
             child.wait()
     assert child.returncode == 130, out
     assert "interrupted" in out and "run the same command again to resume" in out
+    assert "Traceback" not in out, out

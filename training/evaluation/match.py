@@ -36,6 +36,7 @@ import pickle
 import signal
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
@@ -373,14 +374,34 @@ def _played_deals(player: DealPlayer, indices: Sequence[int], workers: int) -> I
     pool = concurrent.futures.ProcessPoolExecutor(min(workers, len(indices)), mp_context=multiprocessing.get_context("spawn"),
                                                   initializer=_start_worker, initargs=(payload,))
     try:
-        yield _in_order(pool.map(_play_in_worker, indices))
+        # the workers start while Ctrl-C is ignored, which they inherit: a Ctrl-C to the whole
+        # terminal group then never interrupts one still starting up (a traceback per worker)
+        with _sigint_ignored():
+            futures = [pool.submit(_play_in_worker, i) for i in indices]
+        # not Executor.map, which cancels its futures the moment Ctrl-C reaches it
+        yield _in_order(future.result() for future in futures)
     except BaseException:  # Ctrl-C or a failed deal: stop the workers now, not after their deals
-        processes = list((getattr(pool, "_processes", None) or {}).values())  # shutdown forgets them
-        pool.shutdown(wait=False, cancel_futures=True)
-        for process in processes:
+        for process in list((getattr(pool, "_processes", None) or {}).values()):
             process.terminate()
+        # The pool's own thread sees the workers gone, marks the deals not played as failed and
+        # exits. No future is cancelled before: Python 3.11's pool thread would fail on one with
+        # an InvalidStateError traceback (CPython gh-107219).
+        pool.shutdown(wait=True)
         raise
     pool.shutdown()
+
+
+@contextlib.contextmanager
+def _sigint_ignored() -> Iterator[None]:
+    """SIGINT ignored inside the block (in the main thread; elsewhere signals cannot be set)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def _in_order(results: Iterator[tuple[DealOutcome, list]]) -> Iterator[tuple[DealOutcome, list]]:
