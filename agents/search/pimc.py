@@ -38,7 +38,7 @@ worlds, then to the lowest bid.
 legal bid (its probe); where the probe becomes the contract, every level of that mode is valued
 by the books that rollout made (``contract_points``: made or set, doubled in no-trump, Boston),
 else by the rollout's points. Levels of a mode share their sample, so a higher level is never
-chosen for its own luck.
+chosen for its own luck; the call is then chosen as rollout-valued cards are (``z``).
 
 **Other decisions** (Bid Whist kitty discards and declaration): each legal action is valued by
 rollouts over the worlds, as cards are before the exact solve (a discard greedily, card by
@@ -222,7 +222,8 @@ class PIMCAgent(SearchAgent):
 
     def _contract_bid(self, env: Any, agent: str, legal: np.ndarray, observation: Mapping[str, np.ndarray],
                       info: Mapping[str, Any]) -> int:
-        """The call of the best mean value over the worlds (Bid Whist auction; module docstring).
+        """The call chosen by :meth:`_best` (gated by ``z``) from its values over the worlds (Bid
+        Whist auction; module docstring).
 
         One rollout a world for a pass and one for each mode's lowest legal bid (the probe);
         where the probe becomes the contract, every level of its mode is valued by the books
