@@ -57,6 +57,7 @@ from agents.search.rollout import side_value
 from agents.search.solving import card_values, dds_serves, solved_tricks
 from agents.search.spec import check_int, check_real
 from whist_env.rules.base import PLAY
+from whist_env.rules.bid_whist import PASS, bid_of
 from whist_env.rules.romanian import deal_points
 
 
@@ -141,9 +142,7 @@ class PIMCAgent(SearchAgent):
         tricks_left = len(info["hand"]) + (1 if info["trick"] else 0)
         card_play = phase in rules.CARD_PLAY_PHASES
         exact = card_play and self._solves(env.game, env.possible_agents.index(agent), tricks_left)
-        worlds = self.worlds
-        if not exact and self.rollouts:
-            worlds = min(worlds, max(1, self.rollouts // len(legal)))
+        worlds = self.worlds if exact else self._rollout_worlds(len(legal))
         rows = []
         memo: dict[tuple, np.ndarray] = {}
         for _ in range(worlds):
@@ -153,6 +152,11 @@ class PIMCAgent(SearchAgent):
                 memo[key] = self._values(world, legal, exact)
             rows.append(memo[key])
         return self._best(np.array(rows), legal, observation, info, 0.0 if exact else self.z)
+
+    def _rollout_worlds(self, choices: int) -> int:
+        """Worlds of a decision between ``choices`` options valued by rollouts: ``worlds``, at
+        most ``rollouts // choices`` (at least 1) under a rollout budget."""
+        return min(self.worlds, max(1, self.rollouts // choices)) if self.rollouts else self.worlds
 
     def _best(self, values: np.ndarray, legal: np.ndarray, observation: Mapping[str, np.ndarray],
               info: Mapping[str, Any], z: float) -> int:
@@ -233,31 +237,21 @@ class PIMCAgent(SearchAgent):
         game = env.game
         seat = env.possible_agents.index(agent)
         side = game.side_of(seat)
-        calls: dict[int, tuple[int, str] | None] = {}
+        by_mode: dict[str | None, list[int]] = {}  # the legal calls by mode, None: pass
         for a in legal:
-            label = game.action_label(int(a)).split(":")
-            calls[int(a)] = None if label[0] == "pass" else (int(label[1]), label[2])
-        probes: dict[str | None, int] = {}
-        for a, call in calls.items():
-            key = None if call is None else call[1]
-            if key not in probes or (call is not None and call[0] < calls[probes[key]][0]):
-                probes[key] = a
-        worlds = self.worlds if not self.rollouts else min(self.worlds, max(1, self.rollouts // len(probes)))
-        rows = []
-        for _ in range(worlds):
+            by_mode.setdefault(None if a == PASS else bid_of(int(a))[1], []).append(int(a))
+        column = {int(a): i for i, a in enumerate(legal)}
+        worlds = self._rollout_worlds(len(by_mode))
+        values = np.zeros((worlds, len(legal)))
+        for w in range(worlds):
             world = env.resample_from_infostate(agent, self.rng)
-            totals = dict.fromkeys(calls, 0.0)
-            rows.append(totals)
-            for mode, probe in probes.items():
+            for mode, calls in by_mode.items():
+                probe = min(calls)  # the lowest level: bid ids rise with the level within a mode
                 final = self.rollout.final(world, probe)
-                fallback = side_value(final, seat)
-                held = mode is not None and final.last_contract[:3] == (seat, *calls[probe])
-                for a, call in calls.items():
-                    if (call is None) != (mode is None) or (call is not None and call[1] != mode):
-                        continue
-                    if held:
-                        points = game.contract_points(side, call[0], mode, final.last_contract[3])
-                        totals[a] += points[side] - points[1 - side]
-                    else:
-                        totals[a] += fallback
-        return self._best(np.array([[row[int(a)] for a in legal] for row in rows]), legal, observation, info, self.z)
+                if mode is not None and final.last_contract[:3] == (seat, *bid_of(probe)):
+                    for a in calls:
+                        points = game.contract_points(side, bid_of(a)[0], mode, final.last_contract[3])
+                        values[w, column[a]] = points[side] - points[1 - side]
+                else:
+                    values[w, [column[a] for a in calls]] = side_value(final, seat)
+        return self._best(values, legal, observation, info, self.z)
