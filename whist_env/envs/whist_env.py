@@ -295,6 +295,23 @@ class WhistEnv(AECEnv):
         deal["dealer"] = self.possible_agents[deal["dealer"]]
         return deal
 
+    def redeal(self, options: Mapping[str, Any]) -> None:
+        """Replace the hand just dealt, before anyone has acted in it, with a fixed deal in
+        :meth:`reset`'s options form (``{"hands": {agent: [card text, ...]}, <extra>: ...}``, a
+        ``"dealer"`` only if it is this hand's). It gives the later hands of a game-long episode
+        the deals of another run: duplicate play over whole games, differential tests.
+
+        Raises:
+            RuntimeError: called before :meth:`reset`.
+            ValueError: the episode is over, an action was taken in this hand, or the deal is
+                broken (RULES.md §1.3); nothing is changed.
+        """
+        self._require_reset()
+        if not isinstance(options, Mapping):
+            raise ValueError(f"redeal options must be a mapping such as {{'hands': ...}}, got {type(options).__name__}")
+        self.game.redeal(self._translate_deal(options))
+        self.agent_selection = self.possible_agents[self.game.current_player]
+
     def information_state(self, agent: str) -> Mapping[str, Any]:
         """What ``agent`` may know (own hand, public events); never another's hidden cards.
 

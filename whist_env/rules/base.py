@@ -404,8 +404,40 @@ class TrickTakingGame:
         """Card ids of the deck, lowest first."""
         return list(cards_of(self.deck_mask()))
 
+    def redeal(self, deal: Mapping[str, Any]) -> None:
+        """Replace the hand just dealt, before anyone has acted in it, with ``deal``.
+
+        It gives the later hands of a game-long episode fixed deals, as :meth:`reset` gives the
+        first one: for duplicate play over whole games and for differential tests of a faster
+        engine. The dealer, scores and counters stay as they are.
+
+        Args:
+            deal: a fixed deal in :meth:`reset`'s form (``{"hands": {seat: [card text, ...]},
+                <extra>: ...}``); a ``"dealer"``, if given, must be this hand's dealer.
+        Raises:
+            ValueError: the episode is over, an action was taken in this hand, the deal is
+                broken, or its dealer is not this hand's; nothing is changed.
+        """
+        if self.phase == GAME_OVER:
+            raise ValueError("cannot redeal: the episode is over; call reset()")
+        if self.actions_in_hand:
+            raise ValueError(f"cannot redeal: {self.actions_in_hand} action(s) were taken in this hand")
+        deal = dict(deal)
+        for key, value in {"dealer": self.dealer, **self._hand_keys()}.items():
+            if deal.get(key) is not None and deal[key] != value:
+                raise ValueError(f"cannot redeal: the deal's {key} is {deal[key]!r}, this hand's is {value!r}")
+            deal[key] = value
+        self._start_hand(self._parse_deal(deal))
+
+    def _hand_keys(self) -> dict[str, Any]:
+        """Deal keys that the hand's place in the episode fixes (a redeal must keep them), besides
+        the dealer. Default: none."""
+        return {}
+
     def _start_hand(self, fixed: FixedDeal | None) -> None:
         n = self.num_players
+        #: actions taken in this hand (bids, discards and cards)
+        self.actions_in_hand = 0
         self.played = [0] * n
         self.trick = []
         self.tricks_won = [0] * n
@@ -526,6 +558,7 @@ class TrickTakingGame:
             shown = self.action_label(int(action)) if is_id and 0 <= action < self.num_actions else "not an action id"
             raise ValueError(f"illegal action {action!r} ({shown}) in phase {self.phase!r} for seat {self.current_player}; legal: {labels}")
         action = int(action)
+        self.actions_in_hand += 1
         if self.phase in self.CARD_PLAY_PHASES:
             return self._play_card(action)
         return self._apply_phase_action(action)

@@ -106,6 +106,8 @@ class RomanianWhist(TrickTakingGame):
         super()._reset_state()
         n = self.num_players
         self.deal_index = 0
+        #: the schedule index of the episode's first deal (hand ``h`` plays deal ``first + h``)
+        self.first_deal_index = 0
         self.k = 1
         self.bids: list[int | None] = [None] * n
         self.turn_up: int | None = None
@@ -122,7 +124,7 @@ class RomanianWhist(TrickTakingGame):
 
     def _first_dealer(self, fixed: FixedDeal | None) -> int:
         """Also fixes the first deal's index j; the dealer is right(f) with f = f0 + j (RULES.md §5.4)."""
-        self.deal_index = self._first_deal_index(fixed)
+        self.deal_index = self.first_deal_index = self._first_deal_index(fixed)
         if fixed is not None and fixed.dealer is not None:
             return fixed.dealer
         f0 = self.options.first_player
@@ -144,6 +146,9 @@ class RomanianWhist(TrickTakingGame):
                 return with_trump[int(self.rng.integers(len(with_trump)))]
             return int(self.rng.integers(len(self.schedule)))
         return 0
+
+    def _hand_keys(self) -> dict[str, Any]:
+        return {"deal_index": self.deal_index}
 
     def _check_deal_extras(self, fixed: FixedDeal) -> None:
         j = fixed.extras.get("deal_index")
@@ -186,8 +191,7 @@ class RomanianWhist(TrickTakingGame):
 
     def _deal(self, fixed: FixedDeal | None) -> None:
         n = self.num_players
-        if self.hand_number > 0:
-            self.deal_index += 1
+        self.deal_index = self.first_deal_index + self.hand_number
         k = self.k = self.schedule[self.deal_index]
         turn_up_text = fixed.extras.get("turn_up") if fixed is not None else None
         if fixed is not None and fixed.hands is not None:
