@@ -1,0 +1,317 @@
+"""The batched trick-taking core: B games stepped at once with torch tensor ops (RULES.md §1).
+
+State is struct-of-arrays over the B games (``B = num_envs``), every tensor on one ``device``:
+
+* hands and played cards as ``int64`` bitmasks per seat (bit ``c`` = card id ``c``, DESIGN.md
+  "Cards"); the cards dealt this hand likewise;
+* the current trick as one card id per seat (``-1``: not played yet), its led effective suit,
+  the leader, the player to act, the trick number and the tricks won per seat;
+* the ranking rules of each game's hand as an index into a stack of :class:`TrickTables` built
+  from the rules' own :class:`~whist_env.engine.tricks.TrickContext` objects;
+* the dealer, the hand and game counters, the scores and games won per side.
+
+A variant (one module per game, as in ``whist_env/rules``) subclasses :class:`VectorWhistEnv`
+and supplies the deal, the hand scoring and the observation; the trick play (§1.4: follow suit,
+trick winner), the legality check and the per-game auto-reset are here. ``step`` never loops over
+games in Python: every update is a masked tensor operation over the whole batch.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import torch
+
+from whist_env.engine.cards import card_to_str
+from whist_env.engine.tricks import NO_SUIT, TrickContext
+
+#: Bits of a card mask that an ``int64`` can hold (cards 0..53 fit).
+MASK_BITS = 64
+
+
+def card_bits(cards: torch.Tensor) -> torch.Tensor:
+    """Bitmask of each card id: ``int64`` tensor of ``cards``' shape; ``-1`` (no card) gives 0."""
+    return torch.where(cards >= 0, torch.bitwise_left_shift(torch.ones_like(cards), cards.clamp(min=0)), 0)
+
+
+def unpack_bits(masks: torch.Tensor, width: int) -> torch.Tensor:
+    """The low ``width`` bits of ``int64`` bitmasks: ``int64`` 0/1 tensor of shape ``masks.shape + (width,)``."""
+    shifts = torch.arange(width, device=masks.device)
+    return torch.bitwise_right_shift(masks.unsqueeze(-1), shifts) & 1
+
+
+class TrickTables:
+    """The ranking rules of a list of trick contexts as stacked tensors, indexed by context id.
+
+    Built from the rules' :class:`~whist_env.engine.tricks.TrickContext` objects (never
+    retyped), so that each game of a batch can play its hand under its own context.
+
+    Attributes (K = number of contexts, on ``device``):
+        eff_suit: ``int64 [K, 54]``, effective suit 0..3 of each card id, ``-1`` for suitless.
+        power: ``int64 [K, 54]``, the card's strength within the cards eligible to win.
+        suit_masks: ``int64 [K, 4]``, bitmask of the cards of each effective suit.
+        trump: ``int64 [K]``, trump suit 0..3 or ``-1`` for no trump.
+        must_trump: ``bool [K]``, a void player holding a trump must play one.
+        super_mask: ``int64 [K]``, bitmask of the super cards (0 if none).
+    """
+
+    def __init__(self, contexts: Sequence[TrickContext], device: torch.device) -> None:
+        def tensor(values, dtype=torch.int64):
+            return torch.tensor(values, dtype=dtype, device=device)
+
+        self.eff_suit = tensor([list(c.eff_suit) for c in contexts])
+        self.power = tensor([list(c.power) for c in contexts])
+        self.suit_masks = tensor([list(c.suit_masks) for c in contexts])
+        self.trump = tensor([NO_SUIT if c.trump is None else c.trump for c in contexts])
+        self.must_trump = tensor([c.must_trump for c in contexts], torch.bool)
+        self.super_mask = tensor([c.super_mask for c in contexts])
+        self.any_must_trump = bool(self.must_trump.any())
+        self.any_super = bool((self.super_mask != 0).any())
+
+
+class VectorWhistEnv:
+    """B games of one Whist variant stepped at once (base class; a variant subclasses it).
+
+    Every game sits at its own point and starts its next hand, or its next episode, on its own:
+    ``step`` returns the observation of the player to act in every game, games that ended an
+    episode coming back already reset. Seats are ints ``0 … N-1`` (``player_i`` is seat ``i``).
+
+    Args:
+        num_envs: B, the number of games.
+        device: torch device of every tensor (``"cpu"``, ``"cuda"``).
+        seed: seed of the batch's own random generator (deals and random first dealers).
+    """
+
+    #: Name of the game (as ``whist_env.GAMES``).
+    NAME = "trick_taking"
+    NUM_PLAYERS = 4
+    NUM_SIDES = 2
+    HAND_SIZE = 13
+    NUM_ACTIONS = 52
+
+    def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int = 0) -> None:
+        if not (isinstance(num_envs, int) and not isinstance(num_envs, bool) and num_envs >= 1):
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        self.num_envs = num_envs
+        self.device = torch.device(device)
+        self.generator = torch.Generator(device=self.device)
+        self.generator.manual_seed(seed)
+        b, n, s = num_envs, self.NUM_PLAYERS, self.NUM_SIDES
+        dev = self.device
+
+        def zeros(*shape, dtype=torch.int64):
+            return torch.zeros(shape, dtype=dtype, device=dev)
+
+        self._games = torch.arange(b, device=dev)
+        self._seats = torch.arange(n, device=dev)
+        self.hands = zeros(b, n)
+        self.dealt = zeros(b, n)
+        self.played = zeros(b, n)
+        self.trick_cards = torch.full((b, n), -1, dtype=torch.int64, device=dev)
+        self.trick_size = zeros(b)
+        self.led = torch.full((b,), NO_SUIT, dtype=torch.int64, device=dev)
+        self.leader = zeros(b)
+        self.current_player = zeros(b)
+        self.trick_number = zeros(b)
+        self.tricks_won = zeros(b, n)
+        #: per seat, a 4-bit mask of the suits (C, D, H, S = bits 0..3) it showed out of this hand
+        self.shown_out = zeros(b, n)
+        #: index into ``self.tables`` of each game's ranking rules for the hand
+        self.context = zeros(b)
+        self.dealer = zeros(b)
+        self.hand_number = zeros(b)
+        self.hand_in_game = zeros(b)
+        self.game_number = zeros(b)
+        self.scores = zeros(b, s)
+        self.games_won = zeros(b, s)
+        #: the last scored hand's points per side (kept across the auto-reset)
+        self.hand_points = zeros(b, s)
+        #: scores per side when the last hand was scored, before any reset for a new game
+        self.final_scores = zeros(b, s)
+        #: seats that won the episode that ended on the last step (all False otherwise)
+        self.winners = zeros(b, n, dtype=torch.bool)
+        #: games whose episode the last step truncated (``max_hands``)
+        self.truncated = zeros(b, dtype=torch.bool)
+        self._legal: torch.Tensor | None = None
+
+    # ------------------------------------------------------------------ hooks for variants
+    tables: TrickTables
+
+    def _start_episodes(self, games: torch.Tensor) -> None:
+        """Reset the episode state of ``games`` (``int64 [k]`` indices) and deal their first hand."""
+        raise NotImplementedError
+
+    def _score_hands(self, hand_over: torch.Tensor, rewards: torch.Tensor) -> torch.Tensor:
+        """Score the games whose hand ended (``bool [B]``), write ``rewards`` (``float32 [B, N]``),
+        start their next hand or episode; return ``done`` (``bool [B]``)."""
+        raise NotImplementedError
+
+    def observe(self) -> torch.Tensor:
+        """Observation of the player to act in every game: ``float32 [B, D]``."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ seats and sides
+    def side_of(self, seats: torch.Tensor) -> torch.Tensor:
+        """Side of each seat (partnerships: ``seat % 2``), same shape and dtype."""
+        return seats % 2
+
+    # ------------------------------------------------------------------ public API
+    def reset(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Start a new episode in every game with a random deal.
+
+        Returns:
+            ``(obs float32 [B, D], mask bool [B, A], seat int64 [B])``: the observation and the
+            legal actions of the player to act in each game, and that player's seat.
+        """
+        self._start_episodes(self._games)
+        self.hand_points.zero_()
+        self.final_scores.zero_()
+        self.winners.zero_()
+        self.truncated.zero_()
+        return self._outputs()
+
+    def step(self, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Apply one action in every game, for the player to act there.
+
+        Args:
+            actions: ``int64 [B]`` action ids (card ids for card play).
+        Returns:
+            ``(obs float32 [B, D], mask bool [B, A], seat int64 [B], rewards float32 [B, N],
+            done bool [B])``. ``rewards`` pays every seat on the step that ends a hand
+            (RULES.md §1.9), zero elsewhere; ``done`` marks games whose episode ended (or was
+            truncated, :attr:`truncated`) on this step: they come back already reset, and
+            :attr:`final_scores`, :attr:`winners` hold how the episode ended.
+        Raises:
+            ValueError: when the action of any game is not legal there, naming the first such
+                game, its action and the legal actions; nothing is changed.
+        """
+        actions = torch.as_tensor(actions, device=self.device)
+        if actions.shape != (self.num_envs,) or actions.dtype.is_floating_point or actions.dtype == torch.bool:
+            raise ValueError(f"actions must be an integer tensor of shape ({self.num_envs},), got {actions.dtype} {tuple(actions.shape)}")
+        actions = actions.to(torch.int64)
+        legal = self.legal_actions()
+        in_range = (actions >= 0) & (actions < self.NUM_ACTIONS)
+        ok = in_range & (torch.bitwise_right_shift(legal, actions.clamp(0, MASK_BITS - 1)) & 1).bool()
+        if not bool(ok.all()):
+            self._raise_illegal(actions, legal, ok)
+        rewards = torch.zeros((self.num_envs, self.NUM_PLAYERS), dtype=torch.float32, device=self.device)
+        hand_over = self._play_cards(actions)
+        self.winners.zero_()
+        self.truncated.zero_()
+        done = self._score_hands(hand_over, rewards)
+        obs, mask, seat = self._outputs()
+        return obs, mask, seat, rewards, done
+
+    def action_label(self, action: int) -> str:
+        """Text label of an action id (the card's text for a card action)."""
+        return card_to_str(action)
+
+    def legal_actions(self) -> torch.Tensor:
+        """Legal actions of the player to act in every game: ``int64 [B]`` bitmasks over action ids."""
+        if self._legal is None:
+            self._legal = self._legal_cards()
+        return self._legal
+
+    # ------------------------------------------------------------------ trick play (RULES.md §1.4)
+    def _legal_cards(self) -> torch.Tensor:
+        """Cards the player to act may play (follow suit if able, §1.4): ``int64 [B]`` bitmasks."""
+        t = self.tables
+        hand = self.hands.gather(1, self.current_player[:, None]).squeeze(1)
+        led = self.led
+        suit_masks = t.suit_masks[self.context]  # [B, 4]
+        same = hand & suit_masks.gather(1, led.clamp(min=0)[:, None]).squeeze(1)
+        legal = torch.where(same != 0, same, hand)
+        if t.any_must_trump:
+            trump = t.trump[self.context]
+            trumps = hand & suit_masks.gather(1, trump.clamp(min=0)[:, None]).squeeze(1)
+            forced = t.must_trump[self.context] & (trump >= 0) & (same == 0) & (trumps != 0)
+            legal = torch.where(forced, trumps, legal)
+        return torch.where(led >= 0, legal, hand)
+
+    def _trick_winner(self) -> torch.Tensor:
+        """Seat that wins each game's current trick, if complete (§1.4 ``trick_winner``): ``int64 [B]``.
+
+        The highest-powered super card, else the highest trump, else the highest card of the
+        led suit; rows whose trick is incomplete give a meaningless seat.
+        """
+        t = self.tables
+        cards = self.trick_cards.clamp(min=0)
+        ctx = self.context[:, None]
+        eff = t.eff_suit[ctx, cards]
+        power = t.power[ctx, cards]
+        trump = t.trump[self.context][:, None]
+        # a power is below 1000 in every game: the offsets rank super > trump > led suit > rest
+        key = torch.where(eff == self.led[:, None], 1000 + power, -1)
+        key = torch.where((eff == trump) & (trump >= 0), 2000 + power, key)
+        if t.any_super:
+            is_super = (torch.bitwise_right_shift(t.super_mask[self.context][:, None], cards) & 1).bool()
+            key = torch.where(is_super, 3000 + power, key)
+        key = torch.where(self.trick_cards >= 0, key, -2)
+        return key.argmax(dim=1)
+
+    def _play_cards(self, cards: torch.Tensor) -> torch.Tensor:
+        """Play ``cards`` (``int64 [B]``, legal) for the players to act; complete tricks.
+
+        Returns:
+            ``bool [B]``: the games whose hand ended with this card.
+        """
+        t = self.tables
+        games, seat = self._games, self.current_player
+        bit = card_bits(cards)
+        eff = t.eff_suit[self.context, cards]
+        led = self.led
+        not_followed = (led >= 0) & (eff != led)
+        shown = torch.where(not_followed, card_bits(led), 0)
+        if t.any_must_trump:
+            trump = t.trump[self.context]
+            shows_trump = not_followed & t.must_trump[self.context] & (trump >= 0) & (eff != trump)
+            shown = shown | torch.where(shows_trump, card_bits(trump), 0)
+        self.shown_out[games, seat] |= shown
+        self.hands[games, seat] &= ~bit
+        self.played[games, seat] |= bit
+        self.trick_cards[games, seat] = cards
+        self.trick_size += 1
+        self.led = torch.where(led >= 0, led, eff)  # a suitless lead leaves the trick unled
+        self._after_card(cards)
+        complete = self.trick_size == self.NUM_PLAYERS
+        winner = self._trick_winner()
+        self.tricks_won[games, winner] += complete.to(torch.int64)
+        self.trick_number += complete.to(torch.int64)
+        self.trick_cards = torch.where(complete[:, None], -1, self.trick_cards)
+        self.trick_size = torch.where(complete, 0, self.trick_size)
+        self.led = torch.where(complete, NO_SUIT, self.led)
+        self.leader = torch.where(complete, winner, self.leader)
+        self.current_player = torch.where(complete, winner, (seat + 1) % self.NUM_PLAYERS)
+        self._legal = None
+        return complete & (self.hands.gather(1, self.leader[:, None]).squeeze(1) == 0)
+
+    def _after_card(self, cards: torch.Tensor) -> None:
+        """Variant bookkeeping after ``cards`` were played (e.g. the turn-up leaves the table)."""
+
+    def _start_hands(self, games: torch.Tensor) -> None:
+        """Clear the per-hand state of ``games`` (``int64 [k]``) before their deal."""
+        self.played[games] = 0
+        self.trick_cards[games] = -1
+        self.trick_size[games] = 0
+        self.led[games] = NO_SUIT
+        self.trick_number[games] = 0
+        self.tricks_won[games] = 0
+        self.shown_out[games] = 0
+        self._legal = None
+
+    # ------------------------------------------------------------------ outputs and errors
+    def _outputs(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        mask = unpack_bits(self.legal_actions(), self.NUM_ACTIONS).bool()
+        return self.observe(), mask, self.current_player.clone()
+
+    def _raise_illegal(self, actions: torch.Tensor, legal: torch.Tensor, ok: torch.Tensor) -> None:
+        game = int((~ok).nonzero()[0, 0])
+        action = int(actions[game])
+        bits = int(legal[game])
+        labels = [self.action_label(a) for a in range(self.NUM_ACTIONS) if bits >> a & 1]
+        shown = self.action_label(action) if 0 <= action < self.NUM_ACTIONS else "not an action id"
+        bad = int((~ok).sum())
+        raise ValueError(
+            f"illegal action {action} ({shown}) in game {game} for seat {int(self.current_player[game])}; "
+            f"legal: {labels}" + (f" ({bad - 1} other game(s) also illegal)" if bad > 1 else "") + "; nothing was applied"
+        )

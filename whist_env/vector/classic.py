@@ -1,0 +1,344 @@
+"""Classic Whist (RULES.md §2) for the batched engine.
+
+Four players in two partnerships (``player_0`` + ``player_2`` against ``player_1`` +
+``player_3``), turn-up or rotating trump, honours, game to ``target_score`` or a fixed number of
+hands, best-of matches, every reward mode and both episode kinds of RULES.md §1.9. The revoke
+mode (§2.9, ``allow_revoke=True``) is not supported by the batched engine yet.
+
+The ranking tables, the honour cards, the options and their validation, the observation
+layout and the reading of fixed deals all come from the reference
+(:class:`whist_env.rules.classic.ClassicWhist` and :class:`whist_env.envs.encoding.ObservationEncoder`);
+this module re-expresses the state machine over tensors.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from whist_env.engine.cards import NUM_STANDARD_CARDS, SUITS, card_to_str, make_card, mask_to_str
+from whist_env.engine.tricks import natural_context
+from whist_env.envs.encoding import SCORE_CLIP, ObservationEncoder
+from whist_env.rules.base import PLAY
+from whist_env.rules.classic import HONOUR_RANKS, ClassicWhist
+from whist_env.vector.base import TrickTables, VectorWhistEnv, card_bits, unpack_bits
+
+_FULL_DECK = (1 << NUM_STANDARD_CARDS) - 1
+
+
+class VectorClassicWhist(VectorWhistEnv):
+    """B games of Classic Whist stepped at once (RULES.md §2).
+
+    Actions are the 52 card ids. Observations and masks have the layout and the values of
+    ``classic_whist_v0.raw_env(**options).observe(agent)`` (:attr:`layout`, the raw env's
+    ``observation_layout()``); rewards are the AEC env's, paid on the step that ends a hand.
+
+    Args:
+        num_envs: B, the number of games.
+        device: torch device (``"cpu"``, ``"cuda"``).
+        seed: seed of the batch's random generator (deals, turn-ups, random first dealers).
+        **options: Classic Whist rule options (RULES.md §2.10, §1.9), validated as the raw env does.
+    Raises:
+        ValueError: on an unknown or invalid option (naming it and the allowed values), or
+            ``allow_revoke=True``, which the batched engine does not play.
+    """
+
+    NAME = "classic_whist"
+
+    def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int = 0, **options: Any) -> None:
+        self.rules = ClassicWhist(**options)  # validates the options, reads fixed deals
+        self.options = self.rules.options
+        if self.options.allow_revoke:
+            raise ValueError("allow_revoke=True (RULES.md §2.9) is not supported by the batched engine; use classic_whist_v0.raw_env")
+        super().__init__(num_envs, device, seed)
+        dev = self.device
+        self.agents = [f"player_{s}" for s in range(self.NUM_PLAYERS)]
+        # context id = trump suit: the natural ranking under each trump (§2.2)
+        self.tables = TrickTables([natural_context(trump) for trump in range(4)], dev)
+        self._honour_masks = torch.tensor(
+            [sum(1 << make_card(trump, r) for r in HONOUR_RANKS) for trump in range(4)], dtype=torch.int64, device=dev
+        )
+        self._rotation = torch.tensor([SUITS.index(s) for s in self.options.trump_rotation], dtype=torch.int64, device=dev)
+        encoder = ObservationEncoder(self.rules)
+        #: name -> slice of the observation vector, shared with ``raw_env.observation_layout()``
+        self.layout: dict[str, slice] = dict(encoder.layout)
+        self.observation_size = encoder.size
+        self._score_scale = self.rules.score_scale()
+        self._games_to_win = self.rules.games_to_win()
+        self._phase_play = self.rules.PHASES.index(PLAY)
+        self._tricks_per_hand = float(self.rules.tricks_per_hand())
+        #: the turned-up card while the dealer still holds it, else -1 (§2.3, §2.8)
+        self.turn_up = torch.full((num_envs,), -1, dtype=torch.int64, device=dev)
+        #: the card turned up at this hand's deal (-1 in fixed rotation)
+        self.turn_up_dealt = torch.full((num_envs,), -1, dtype=torch.int64, device=dev)
+        self.trump = torch.zeros(num_envs, dtype=torch.int64, device=dev)
+
+    # ------------------------------------------------------------------ reset and deals
+    def reset(self, options: Sequence[Mapping[str, Any] | None] | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Start a new episode in every game.
+
+        Args:
+            options: ``None`` (every deal random), or one entry per game: ``None`` for a random
+                deal, or a fixed first deal in ``raw_env`` reset-options form
+                (``{"hands": {agent: [card text, ...]}, "dealer": agent, "turn_up": card text}``,
+                as :meth:`current_deal` returns). Later hands are dealt at random.
+        Returns:
+            ``(obs float32 [B, D], mask bool [B, A], seat int64 [B])``.
+        Raises:
+            ValueError: on a broken deal (as ``raw_env.reset`` says it), naming the game; or
+                ``options`` not of length B. Nothing is changed then.
+        """
+        fixed = self._read_deals(options) if options is not None else {}
+        out = super().reset()
+        if fixed:
+            games = torch.tensor(sorted(fixed), dtype=torch.int64, device=self.device)
+            hands = torch.tensor([fixed[g][0] for g in sorted(fixed)], dtype=torch.int64, device=self.device)
+            dealer = torch.tensor([fixed[g][1] for g in sorted(fixed)], dtype=torch.int64, device=self.device)
+            turn_up = torch.tensor([fixed[g][2] for g in sorted(fixed)], dtype=torch.int64, device=self.device)
+            self.dealer[games] = dealer
+            self._start_hands(games)
+            self._set_deal(games, hands, turn_up)
+            out = self._outputs()
+        return out
+
+    def _read_deals(self, options: Sequence[Mapping[str, Any] | None]) -> dict[int, tuple[list[int], int, int]]:
+        """Fixed deals read by the reference rules: game -> (hands per seat, dealer, turn-up or -1)."""
+        if isinstance(options, Mapping) or len(options) != self.num_envs:
+            raise ValueError(f"reset options must be a sequence of {self.num_envs} deals (None for a random deal)")
+        seat = {a: s for s, a in enumerate(self.agents)}
+        fixed = {}
+        for game, deal in enumerate(options):
+            if deal is None:
+                continue
+            try:
+                deal = dict(deal)
+                if deal.get("hands") is not None:
+                    deal["hands"] = {seat[a]: list(cards) for a, cards in deal["hands"].items()}
+                if deal.get("dealer") is not None:
+                    deal["dealer"] = seat[deal["dealer"]]
+                # the reference deals it (a turn-up missing from fixed hands is drawn as it draws it)
+                self.rules.reset(np.random.default_rng(int(torch.randint(1 << 62, (1,), generator=self.generator, device=self.device))), deal)
+            except (KeyError, ValueError) as error:
+                raise ValueError(f"game {game}: invalid deal: {error}") from None
+            turn_up = -1 if self.rules.turn_up is None else self.rules.turn_up
+            fixed[game] = (list(self.rules.hands), self.rules.dealer, turn_up)
+        return fixed
+
+    def _start_episodes(self, games: torch.Tensor) -> None:
+        """New episodes in ``games``: scores and counters at 0, the first dealer (§1.3), a deal."""
+        for state in (self.scores, self.games_won, self.hand_number, self.hand_in_game, self.game_number):
+            state[games] = 0
+        first = self.options.first_dealer
+        if first is None:
+            self.dealer[games] = torch.randint(self.NUM_PLAYERS, (len(games),), generator=self.generator, device=self.device)
+        else:
+            self.dealer[games] = first
+        self._start_hands(games)
+        self._deal(games)
+
+    def _deal(self, games: torch.Tensor) -> None:
+        """Shuffle and deal a hand in ``games`` (``int64 [k]``): ``d[i]`` to seat
+        ``(dealer + 1 + i) mod 4``, ``d[51]`` turned up (RULES.md §2.3)."""
+        k = len(games)
+        order = torch.rand((k, NUM_STANDARD_CARDS), generator=self.generator, device=self.device, dtype=torch.float64).argsort(dim=1)
+        positions = torch.arange(NUM_STANDARD_CARDS, device=self.device)
+        seat_of = (self.dealer[games, None] + 1 + positions) % self.NUM_PLAYERS
+        hands = torch.zeros((k, self.NUM_PLAYERS), dtype=torch.int64, device=self.device)
+        hands.scatter_add_(1, seat_of, card_bits(order))  # distinct bits: the sum is the union
+        self._set_deal(games, hands, order[:, -1])
+
+    def _set_deal(self, games: torch.Tensor, hands: torch.Tensor, last_card: torch.Tensor) -> None:
+        """Install dealt ``hands`` (``int64 [k, 4]``) in ``games``; trump from ``last_card``
+        (``int64 [k]``, the turn-up) or from the rotation (§2.3); ``left(dealer)`` leads (§2.4)."""
+        self.hands[games] = hands
+        self.dealt[games] = hands
+        if self.options.trump_mode == "turn_up":
+            self.turn_up[games] = last_card
+            self.turn_up_dealt[games] = last_card
+            trump = torch.div(last_card, 13, rounding_mode="floor")
+        else:
+            self.turn_up[games] = -1
+            self.turn_up_dealt[games] = -1
+            trump = self._rotation[self.hand_in_game[games] % len(self._rotation)]
+        self.trump[games] = trump
+        self.context[games] = trump
+        first = (self.dealer[games] + 1) % self.NUM_PLAYERS
+        self.leader[games] = first
+        self.current_player[games] = first
+        self._legal = None
+
+    def current_deal(self, game: int) -> dict[str, Any]:
+        """Game ``game``'s current hand as dealt, in ``raw_env`` reset-options form:
+        ``{"hands": {agent: [card text, ...]}, "dealer": agent, "turn_up": card text}`` (no
+        ``"turn_up"`` in fixed rotation). ``raw_env.reset(options=...)`` replays it.
+
+        It holds every player's hidden cards: for tests, duplicate evaluation and records.
+        """
+        dealt = self.dealt[game].tolist()
+        deal: dict[str, Any] = {
+            "hands": {agent: mask_to_str(dealt[s]) for s, agent in enumerate(self.agents)},
+            "dealer": self.agents[int(self.dealer[game])],
+        }
+        turn_up = int(self.turn_up_dealt[game])
+        if turn_up >= 0:
+            deal["turn_up"] = card_to_str(turn_up)
+        return deal
+
+    def _after_card(self, cards: torch.Tensor) -> None:
+        # the turn-up stops being public knowledge once the dealer plays it (§2.8)
+        self.turn_up = torch.where(cards == self.turn_up, -1, self.turn_up)
+
+    # ------------------------------------------------------------------ scoring (RULES.md §2.5-§2.7)
+    def _target_winner(self, scores: torch.Tensor) -> torch.Tensor:
+        """Side with ``score ≥ target_score`` and strictly ahead, else -1 (§2.6): ``int64 [B]``."""
+        if self.options.num_hands is not None:
+            return torch.full_like(scores[:, 0], -1)
+        reached = scores.max(dim=1).values >= self.options.target_score
+        return torch.where(reached, _strict_leader(scores), -1)
+
+    def _honours_held(self) -> torch.Tensor:
+        """Trump honours (A, K, Q, J) dealt to each side this hand (§2.5 C5): ``int64 [B, 2]``."""
+        held = unpack_bits(self.dealt & self._honour_masks[self.trump][:, None], NUM_STANDARD_CARDS).sum(dim=2)
+        return torch.stack([held[:, 0] + held[:, 2], held[:, 1] + held[:, 3]], dim=1)
+
+    def _score_hands(self, hand_over: torch.Tensor, rewards: torch.Tensor) -> torch.Tensor:
+        """Tricks → end test → honours → end test (§2.5), match and episode progression (§2.6,
+        §2.7, §1.9); writes ``rewards`` ``float32 [B, 4]``; returns ``done`` ``bool [B]``."""
+        done = torch.zeros_like(hand_over)
+        if not bool(hand_over.any()):
+            return done
+        opts = self.options
+        ended = hand_over[:, None]
+        tricks = torch.stack([self.tricks_won[:, 0] + self.tricks_won[:, 2], self.tricks_won[:, 1] + self.tricks_won[:, 3]], dim=1)
+        start = self.scores
+        scores = start + torch.where(ended & (tricks >= 7), tricks - 6, 0)
+        winner = self._target_winner(scores)
+        if opts.honours:
+            held = self._honours_held()
+            points = torch.where(held == 4, 4, torch.where(held == 3, 2, 0))
+            if opts.num_hands is None:  # §2.5: no honours from target − 1 on
+                points = torch.where(start >= opts.target_score - 1, 0, points)
+            scores = scores + torch.where(ended & (winner < 0)[:, None], points, 0)
+            winner = self._target_winner(scores)
+        if opts.num_hands is not None:  # §2.6: after H hands the higher total wins; a tie plays on
+            last = (self.hand_in_game + 1) >= opts.num_hands
+            winner = torch.where(last & (winner < 0), _strict_leader(scores), winner)
+        winner = torch.where(hand_over, winner, -1)
+        hand_points = scores - start
+        self.scores = scores
+        self.hand_points = torch.where(ended, hand_points, self.hand_points)
+        self.final_scores = torch.where(ended, scores, self.final_scores)
+
+        sides = self.side_of(self._seats)  # [4]
+        if opts.episode == "hand":
+            game_over = hand_over
+            winning_side = _strict_leader(scores)
+        else:
+            has_winner = winner >= 0
+            self.games_won = self.games_won + torch.where(
+                has_winner[:, None], (sides[None, :2] == winner[:, None]).to(torch.int64), 0
+            )
+            won = self.games_won.gather(1, winner.clamp(min=0)[:, None]).squeeze(1)
+            game_over = has_winner & (won >= self._games_to_win)
+            winning_side = winner
+        winners = game_over[:, None] & (sides[None, :] == winning_side[:, None])
+        self.winners = winners
+
+        own = hand_points.gather(1, sides[None, :].expand(self.num_envs, -1)).to(torch.float32)
+        if opts.reward == "score":
+            paid = own
+        elif opts.reward == "score_diff":
+            paid = own - (hand_points.sum(dim=1, keepdim=True).to(torch.float32) - own)
+        else:  # win_loss: ±1 when the episode ends with winners (§1.9)
+            paid = torch.where(game_over[:, None] & (winning_side >= 0)[:, None], torch.where(winners, 1.0, -1.0), 0.0)
+        rewards.copy_(torch.where(ended, paid, 0.0))
+
+        continuing = hand_over & ~game_over
+        truncated = continuing & (self.hand_number + 1 >= opts.max_hands)
+        next_hand = continuing & ~truncated
+        new_game = next_hand & (winner >= 0)  # §2.7: scores back to 0, the dealer keeps rotating
+        self.scores = torch.where(new_game[:, None], 0, self.scores)
+        self.game_number = self.game_number + new_game.to(torch.int64)
+        self.hand_in_game = torch.where(new_game, 0, self.hand_in_game + next_hand.to(torch.int64))
+        self.dealer = torch.where(next_hand, (self.dealer + 1) % self.NUM_PLAYERS, self.dealer)
+        self.hand_number = self.hand_number + next_hand.to(torch.int64)
+        self.truncated = truncated
+        done = game_over | truncated
+        games = next_hand.nonzero().squeeze(1)
+        if len(games):
+            self._start_hands(games)
+            self._deal(games)
+        games = done.nonzero().squeeze(1)
+        if len(games):
+            self._start_episodes(games)
+        return done
+
+    # ------------------------------------------------------------------ observation (envs/encoding.py)
+    def observe(self) -> torch.Tensor:
+        """Observation of the player to act in every game: ``float32 [B, D]``, equal to
+        ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
+        the player to act is relative seat 0, sides so that its side is first."""
+        return self._observation(self.current_player)
+
+    def _observation(self, seat: torch.Tensor) -> torch.Tensor:
+        b, n, c = self.num_envs, self.NUM_PLAYERS, NUM_STANDARD_CARDS
+        lay = self.layout
+        dev = self.device
+        order = (seat[:, None] + self._seats) % n  # [B, N]: absolute seat of each relative seat
+        hand = self.hands.gather(1, seat[:, None])
+        played = self.played.gather(1, order)
+        trick = card_bits(self.trick_cards.gather(1, order))
+        turn_up = card_bits(self.turn_up)[:, None]
+        seen = hand.squeeze(1) | turn_up.squeeze(1)
+        for p in range(n):
+            seen = seen | self.played[:, p]
+        unseen = (_FULL_DECK & ~seen)[:, None]
+        blocks = unpack_bits(torch.cat([hand, played, trick, turn_up, unseen], dim=1), c).to(torch.float32)
+        out = torch.zeros((b, self.observation_size), dtype=torch.float32, device=dev)
+        card_end = lay["turn_up"].stop
+        out[:, :card_end] = blocks[:, :-1].reshape(b, card_end)
+        out[:, lay["unseen"]] = blocks[:, -1]
+
+        # one-hot features: one position each, set with a single scatter
+        hot = torch.stack(
+            [
+                lay["leader"].start + (self.leader - seat) % n,
+                lay["current_player"].start + (self.current_player - seat) % n,
+                lay["dealer"].start + (self.dealer - seat) % n,
+                lay["trump"].start + self.trump,
+                torch.full_like(seat, lay["phase"].start + self._phase_play),
+                lay["led_suit"].start + torch.where(self.led >= 0, self.led, 4),
+            ],
+            dim=1,
+        )
+        out.scatter_(1, hot, 1.0)
+
+        # ratios are computed in float64 and rounded once, as the reference's Python floats are
+        tricks = self.tricks_won.gather(1, order).to(torch.float64)
+        out[:, lay["tricks_won"]] = (tricks / self.HAND_SIZE).to(torch.float32)
+        side_order = (self.side_of(seat)[:, None] + self._seats[: self.NUM_SIDES]) % self.NUM_SIDES
+        by_side = torch.stack([tricks[:, 0] + tricks[:, 2], tricks[:, 1] + tricks[:, 3]], dim=1)  # the observer's side first
+        out[:, lay["tricks_by_side"]] = (by_side / self.HAND_SIZE).to(torch.float32)
+        scores = self.scores.gather(1, side_order).to(torch.float64) / self._score_scale
+        out[:, lay["scores"]] = scores.clamp(-SCORE_CLIP, SCORE_CLIP).to(torch.float32)
+        out[:, lay["games_won"]] = self.games_won.gather(1, side_order).to(torch.float32)
+        out[:, lay["hand_in_game"]] = (self.hand_in_game.to(torch.float64) / 16.0).to(torch.float32)[:, None]
+        out[:, lay["trick_number"]] = (self.trick_number.to(torch.float64) / self._tricks_per_hand).to(torch.float32)[:, None]
+        out[:, lay["voids"]] = unpack_bits(self.shown_out.gather(1, order), 4).reshape(b, 4 * n).to(torch.float32)
+        return out
+
+    def state(self) -> torch.Tensor:
+        """The privileged global state of every game, for centralised critics only: ``float32
+        [B, Ds]``, equal to ``raw_env.state()``: the observation of the player to act, then every
+        hand by relative seat (``hands``, N×52)."""
+        order = (self.current_player[:, None] + self._seats) % self.NUM_PLAYERS
+        hands = unpack_bits(self.hands.gather(1, order), NUM_STANDARD_CARDS).reshape(self.num_envs, -1).to(torch.float32)
+        return torch.cat([self.observe(), hands], dim=1)
+
+
+def _strict_leader(scores: torch.Tensor) -> torch.Tensor:
+    """Side strictly ahead of the other (two sides), else -1: ``int64 [B]`` from ``int64 [B, 2]``."""
+    return torch.where(scores[:, 0] > scores[:, 1], 0, torch.where(scores[:, 1] > scores[:, 0], 1, -1))
