@@ -18,6 +18,7 @@ games in Python: every update is a masked tensor operation over the whole batch.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Sequence
 
 import torch
@@ -34,10 +35,30 @@ def card_bits(cards: torch.Tensor) -> torch.Tensor:
     return torch.where(cards >= 0, torch.bitwise_left_shift(torch.ones_like(cards), cards.clamp(min=0)), 0)
 
 
-def unpack_bits(masks: torch.Tensor, width: int) -> torch.Tensor:
-    """The low ``width`` bits of ``int64`` bitmasks: ``int64`` 0/1 tensor of shape ``masks.shape + (width,)``."""
-    shifts = torch.arange(width, device=masks.device)
-    return torch.bitwise_right_shift(masks.unsqueeze(-1), shifts) & 1
+_BYTE_TABLES: dict[tuple[torch.device, torch.dtype], torch.Tensor] = {}
+
+
+def _byte_table(device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+    """``[256, 8]`` table of the bits of every byte value, lowest bit first, in ``dtype``."""
+    key = (device, dtype)
+    if key not in _BYTE_TABLES:
+        values = torch.arange(256, device=device)[:, None]
+        _BYTE_TABLES[key] = (torch.bitwise_right_shift(values, torch.arange(8, device=device)) & 1).to(dtype)
+    return _BYTE_TABLES[key]
+
+
+def unpack_bits(masks: torch.Tensor, width: int, dtype: torch.dtype = torch.int64) -> torch.Tensor:
+    """The low ``width`` bits of ``int64`` bitmasks as 0/1 entries: tensor of shape
+    ``masks.shape + (width,)`` in ``dtype`` (a view of a ``masks.shape + (64,)`` tensor).
+
+    One table look-up per byte: much cheaper than a shift and a mask per bit on large batches.
+    """
+    if sys.byteorder != "little":  # the byte view below reads the low byte first
+        shifts = torch.arange(width, device=masks.device)
+        return (torch.bitwise_right_shift(masks.unsqueeze(-1), shifts) & 1).to(dtype)
+    as_bytes = masks.contiguous().view(torch.uint8).reshape(-1).to(torch.int32)
+    bits = _byte_table(masks.device, dtype).index_select(0, as_bytes)  # [8 * masks.numel(), 8]
+    return bits.view(*masks.shape, 64)[..., :width]
 
 
 class TrickTables:
@@ -301,7 +322,7 @@ class VectorWhistEnv:
 
     # ------------------------------------------------------------------ outputs and errors
     def _outputs(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        mask = unpack_bits(self.legal_actions(), self.NUM_ACTIONS).bool()
+        mask = unpack_bits(self.legal_actions(), self.NUM_ACTIONS, torch.bool)
         return self.observe(), mask, self.current_player.clone()
 
     def _raise_illegal(self, actions: torch.Tensor, legal: torch.Tensor, ok: torch.Tensor) -> None:

@@ -296,11 +296,12 @@ class VectorClassicWhist(VectorWhistEnv):
         for p in range(n):
             seen = seen | self.played[:, p]
         unseen = (_FULL_DECK & ~seen)[:, None]
-        blocks = unpack_bits(torch.cat([hand, played, trick, turn_up, unseen], dim=1), c).to(torch.float32)
-        out = torch.zeros((b, self.observation_size), dtype=torch.float32, device=dev)
-        card_end = lay["turn_up"].stop
-        out[:, :card_end] = blocks[:, :-1].reshape(b, card_end)
-        out[:, lay["unseen"]] = blocks[:, -1]
+        blocks = unpack_bits(torch.cat([hand, played, trick, turn_up, unseen], dim=1), c, torch.float32)
+        out = torch.empty((b, self.observation_size), dtype=torch.float32, device=dev)
+        card_end, unseen_at = lay["turn_up"].stop, lay["unseen"]
+        out[:, :card_end].view(b, card_end // c, c).copy_(blocks[:, :-1])
+        out[:, card_end : unseen_at.start] = 0.0
+        out[:, unseen_at] = blocks[:, -1]
 
         # one-hot features: one position each, set with a single scatter
         hot = torch.stack(
@@ -327,7 +328,7 @@ class VectorClassicWhist(VectorWhistEnv):
         out[:, lay["games_won"]] = self.games_won.gather(1, side_order).to(torch.float32)
         out[:, lay["hand_in_game"]] = (self.hand_in_game.to(torch.float64) / 16.0).to(torch.float32)[:, None]
         out[:, lay["trick_number"]] = (self.trick_number.to(torch.float64) / self._tricks_per_hand).to(torch.float32)[:, None]
-        out[:, lay["voids"]] = unpack_bits(self.shown_out.gather(1, order), 4).reshape(b, 4 * n).to(torch.float32)
+        out[:, lay["voids"]] = unpack_bits(self.shown_out.gather(1, order), 4, torch.float32).reshape(b, 4 * n)
         return out
 
     def state(self) -> torch.Tensor:
@@ -335,7 +336,7 @@ class VectorClassicWhist(VectorWhistEnv):
         [B, Ds]``, equal to ``raw_env.state()``: the observation of the player to act, then every
         hand by relative seat (``hands``, N×52)."""
         order = (self.current_player[:, None] + self._seats) % self.NUM_PLAYERS
-        hands = unpack_bits(self.hands.gather(1, order), NUM_STANDARD_CARDS).reshape(self.num_envs, -1).to(torch.float32)
+        hands = unpack_bits(self.hands.gather(1, order), NUM_STANDARD_CARDS, torch.float32).reshape(self.num_envs, -1)
         return torch.cat([self.observe(), hands], dim=1)
 
 
