@@ -61,6 +61,46 @@ def unpack_bits(masks: torch.Tensor, width: int, dtype: torch.dtype = torch.int6
     return bits.view(*masks.shape, 64)[..., :width]
 
 
+class ChunkTable:
+    """Unpacks ``int64`` card bitmasks ``width`` bits at a time through a look-up table.
+
+    A 52-card block is four 13-bit chunks (one per suit); a table of the 2**13 chunk values
+    turns a whole observation's card blocks into floats with one ``index_select`` that can write
+    straight into the observation tensor (no per-bit shifts, no intermediate copies).
+
+    Args:
+        width: bits per chunk (13 for a 52-card deck).
+        device: torch device of the tables.
+    """
+
+    def __init__(self, width: int, device: torch.device) -> None:
+        self.width = width
+        values = torch.arange(1 << width, device=device)[:, None]
+        bits = torch.bitwise_right_shift(values, torch.arange(width, device=device)) & 1
+        self.floats = bits.to(torch.float32).contiguous()  # [2**width, width]
+        self.bools = bits.to(torch.bool).contiguous()
+        self._low = (1 << width) - 1
+        self._shifts: dict[int, torch.Tensor] = {}
+
+    def chunks(self, masks: torch.Tensor, num_bits: int) -> torch.Tensor:
+        """The chunk values of the low ``num_bits`` bits (a multiple of ``width``) of each mask:
+        ``int64`` tensor of shape ``masks.shape[:-1] + (masks.shape[-1] * num_bits // width,)``."""
+        shifts = self._shifts.get(num_bits)
+        if shifts is None:
+            shifts = self._shifts[num_bits] = torch.arange(0, num_bits, self.width, device=masks.device)
+        values = torch.bitwise_right_shift(masks.unsqueeze(-1), shifts) & self._low
+        return values.flatten(-2)
+
+    def unpack(self, chunks: torch.Tensor, table: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+        """Bits of ``chunks`` (``int64 [..., k]``) from ``table`` (:attr:`floats` or :attr:`bools`):
+        shape ``[..., k * width]``; written into ``out`` (contiguous, that shape) when given."""
+        flat = chunks.reshape(-1)
+        if out is not None:
+            torch.index_select(table, 0, flat, out=out.view(-1, self.width))
+            return out
+        return table.index_select(0, flat).view(*chunks.shape[:-1], chunks.shape[-1] * self.width)
+
+
 class TrickTables:
     """The ranking rules of a list of trick contexts as stacked tensors, indexed by context id.
 
@@ -154,6 +194,7 @@ class VectorWhistEnv:
         #: games whose episode the last step truncated (``max_hands``)
         self.truncated = zeros(b, dtype=torch.bool)
         self._legal: torch.Tensor | None = None
+        self._unpacker = ChunkTable(13, dev)  # 13 bits: a suit of the 52-card deck
 
     # ------------------------------------------------------------------ hooks for variants
     tables: TrickTables
@@ -322,7 +363,11 @@ class VectorWhistEnv:
 
     # ------------------------------------------------------------------ outputs and errors
     def _outputs(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        mask = unpack_bits(self.legal_actions(), self.NUM_ACTIONS, torch.bool)
+        unpacker = self._unpacker
+        if self.NUM_ACTIONS % unpacker.width == 0:
+            mask = unpacker.unpack(unpacker.chunks(self.legal_actions()[:, None], self.NUM_ACTIONS), unpacker.bools)
+        else:
+            mask = unpack_bits(self.legal_actions(), self.NUM_ACTIONS, torch.bool)
         return self.observe(), mask, self.current_player.clone()
 
     def _raise_illegal(self, actions: torch.Tensor, legal: torch.Tensor, ok: torch.Tensor) -> None:

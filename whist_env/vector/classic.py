@@ -70,6 +70,13 @@ class VectorClassicWhist(VectorWhistEnv):
         self._games_to_win = self.rules.games_to_win()
         self._phase_play = self.rules.PHASES.index(PLAY)
         self._tricks_per_hand = float(self.rules.tricks_per_hand())
+        # the observation is whole 13-bit chunks: card blocks, the other features, the unseen block
+        features = self.layout["unseen"].start - self.layout["turn_up"].stop
+        if self.layout["unseen"].stop != self.observation_size or features % 13:
+            raise AssertionError("the Classic observation layout no longer ends with the unseen block in whole 13-bit chunks")
+        #: row k: the four suit flags (C, D, H, S) of the 4-bit suit mask k
+        self._suit_rows = unpack_bits(torch.arange(16, device=dev), 4, torch.float32).contiguous()
+        self._zero_chunks = torch.zeros((1, features // 13), dtype=torch.int64, device=dev)
         #: the turned-up card while the dealer still holds it, else -1 (§2.3, §2.8)
         self.turn_up = torch.full((num_envs,), -1, dtype=torch.int64, device=dev)
         #: the card turned up at this hand's deal (-1 in fixed rotation)
@@ -296,12 +303,14 @@ class VectorClassicWhist(VectorWhistEnv):
         for p in range(n):
             seen = seen | self.played[:, p]
         unseen = (_FULL_DECK & ~seen)[:, None]
-        blocks = unpack_bits(torch.cat([hand, played, trick, turn_up, unseen], dim=1), c, torch.float32)
+        # the card blocks and the unseen block in 13-bit chunks, the features between them as
+        # chunks of value 0: one table look-up writes the whole vector, zeros included
+        unpacker = self._unpacker
+        chunks = unpacker.chunks(torch.cat([hand, played, trick, turn_up, unseen], dim=1), c)
+        cards_end = chunks.shape[1] - c // unpacker.width
+        chunks = torch.cat([chunks[:, :cards_end], self._zero_chunks.expand(b, -1), chunks[:, cards_end:]], dim=1)
         out = torch.empty((b, self.observation_size), dtype=torch.float32, device=dev)
-        card_end, unseen_at = lay["turn_up"].stop, lay["unseen"]
-        out[:, :card_end].view(b, card_end // c, c).copy_(blocks[:, :-1])
-        out[:, card_end : unseen_at.start] = 0.0
-        out[:, unseen_at] = blocks[:, -1]
+        unpacker.unpack(chunks, unpacker.floats, out=out)
 
         # one-hot features: one position each, set with a single scatter
         hot = torch.stack(
@@ -328,7 +337,8 @@ class VectorClassicWhist(VectorWhistEnv):
         out[:, lay["games_won"]] = self.games_won.gather(1, side_order).to(torch.float32)
         out[:, lay["hand_in_game"]] = (self.hand_in_game.to(torch.float64) / 16.0).to(torch.float32)[:, None]
         out[:, lay["trick_number"]] = (self.trick_number.to(torch.float64) / self._tricks_per_hand).to(torch.float32)[:, None]
-        out[:, lay["voids"]] = unpack_bits(self.shown_out.gather(1, order), 4, torch.float32).reshape(b, 4 * n)
+        shown = self._suit_rows.index_select(0, self.shown_out.gather(1, order).reshape(-1))
+        out[:, lay["voids"]] = shown.view(b, 4 * n)
         return out
 
     def state(self) -> torch.Tensor:
