@@ -28,6 +28,8 @@ from whist_env.engine.tricks import NO_SUIT, TrickContext
 
 #: Bits of a card mask that an ``int64`` can hold (cards 0..53 fit).
 MASK_BITS = 64
+#: Card ids of the standard 52-card deck (jokers, where a game has them, are 52 and 53).
+NUM_CARD_BITS = 52
 
 
 def card_bits(cards: torch.Tensor) -> torch.Tensor:
@@ -193,7 +195,7 @@ class VectorWhistEnv:
         self.winners = zeros(b, n, dtype=torch.bool)
         #: games whose episode the last step truncated (``max_hands``)
         self.truncated = zeros(b, dtype=torch.bool)
-        self._legal: torch.Tensor | None = None
+        self._mask: torch.Tensor | None = None
         self._unpacker = ChunkTable(13, dev)  # 13 bits: a suit of the 52-card deck
 
     # ------------------------------------------------------------------ hooks for variants
@@ -251,13 +253,14 @@ class VectorWhistEnv:
         if actions.shape != (self.num_envs,) or actions.dtype.is_floating_point or actions.dtype == torch.bool:
             raise ValueError(f"actions must be an integer tensor of shape ({self.num_envs},), got {actions.dtype} {tuple(actions.shape)}")
         actions = actions.to(torch.int64)
-        legal = self.legal_actions()
+        mask = self.action_mask()
         in_range = (actions >= 0) & (actions < self.NUM_ACTIONS)
-        ok = in_range & (torch.bitwise_right_shift(legal, actions.clamp(0, MASK_BITS - 1)) & 1).bool()
+        ok = in_range & mask.gather(1, actions.clamp(0, self.NUM_ACTIONS - 1)[:, None]).squeeze(1)
         if not bool(ok.all()):
-            self._raise_illegal(actions, legal, ok)
+            self._raise_illegal(actions, mask, ok)
         rewards = torch.zeros((self.num_envs, self.NUM_PLAYERS), dtype=torch.float32, device=self.device)
-        hand_over = self._play_cards(actions)
+        hand_over = self._apply(actions)
+        self._mask = None
         self.winners.zero_()
         self.truncated.zero_()
         done = self._score_hands(hand_over, rewards)
@@ -268,11 +271,39 @@ class VectorWhistEnv:
         """Text label of an action id (the card's text for a card action)."""
         return card_to_str(action)
 
-    def legal_actions(self) -> torch.Tensor:
-        """Legal actions of the player to act in every game: ``int64 [B]`` bitmasks over action ids."""
-        if self._legal is None:
-            self._legal = self._legal_cards()
-        return self._legal
+    def action_mask(self) -> torch.Tensor:
+        """Legal actions of the player to act in every game: ``bool [B, A]`` (cached until the next
+        step or reset)."""
+        if self._mask is None:
+            self._mask = self._legal_mask()
+        return self._mask
+
+    # ------------------------------------------------------------------ hooks with a default
+    def _legal_mask(self) -> torch.Tensor:
+        """``bool [B, A]`` legal actions; the default is card play in every game. A variant with
+        other phases (auctions, discards) combines :meth:`card_mask` with its own per phase."""
+        return self.card_mask(self._legal_cards())
+
+    def _apply(self, actions: torch.Tensor) -> torch.Tensor:
+        """Apply legal ``actions`` (``int64 [B]``); return the games whose hand ended (``bool [B]``).
+        The default plays a card in every game; a variant with other phases routes each game's
+        action by its phase and plays cards with ``_play_cards(cards, active)``."""
+        return self._play_cards(actions)
+
+    def card_mask(self, cards: torch.Tensor) -> torch.Tensor:
+        """``int64 [B]`` card bitmasks as a ``bool [B, A]`` action mask (card ``c`` is action ``c``;
+        actions from the card count on are False)."""
+        unpacker = self._unpacker
+        if NUM_CARD_BITS % unpacker.width == 0 and self.NUM_ACTIONS >= NUM_CARD_BITS:
+            bits = unpacker.unpack(unpacker.chunks(cards[:, None], NUM_CARD_BITS), unpacker.bools)
+        else:
+            bits = unpack_bits(cards, min(self.NUM_ACTIONS, MASK_BITS), torch.bool)
+        if bits.shape[1] == self.NUM_ACTIONS:
+            return bits
+        if bits.shape[1] > self.NUM_ACTIONS:
+            return bits[:, : self.NUM_ACTIONS]
+        rest = torch.zeros((self.num_envs, self.NUM_ACTIONS - bits.shape[1]), dtype=torch.bool, device=self.device)
+        return torch.cat([bits, rest], dim=1)
 
     # ------------------------------------------------------------------ trick play (RULES.md §1.4)
     def _legal_cards(self) -> torch.Tensor:
@@ -311,18 +342,25 @@ class VectorWhistEnv:
         key = torch.where(self.trick_cards >= 0, key, -2)
         return key.argmax(dim=1)
 
-    def _play_cards(self, cards: torch.Tensor) -> torch.Tensor:
+    def _play_cards(self, cards: torch.Tensor, active: torch.Tensor | None = None) -> torch.Tensor:
         """Play ``cards`` (``int64 [B]``, legal) for the players to act; complete tricks.
 
+        Args:
+            cards: the card id played in each game.
+            active: ``bool [B]``, the games that play a card now (the others, in another phase,
+                are left unchanged); ``None``: every game.
         Returns:
             ``bool [B]``: the games whose hand ended with this card.
         """
         t = self.tables
         games, seat = self._games, self.current_player
-        bit = card_bits(cards)
-        eff = t.eff_suit[self.context, cards]
+        playing = torch.ones_like(cards, dtype=torch.bool) if active is None else active
+        cards = torch.where(playing, cards, self.trick_cards[games, seat]) if active is not None else cards
+        safe = cards.clamp(min=0)
+        bit = torch.where(playing, card_bits(cards), 0)
+        eff = t.eff_suit[self.context, safe]
         led = self.led
-        not_followed = (led >= 0) & (eff != led)
+        not_followed = playing & (led >= 0) & (eff != led)
         shown = torch.where(not_followed, card_bits(led), 0)
         if t.any_must_trump:
             trump = t.trump[self.context]
@@ -332,10 +370,10 @@ class VectorWhistEnv:
         self.hands[games, seat] &= ~bit
         self.played[games, seat] |= bit
         self.trick_cards[games, seat] = cards
-        self.trick_size += 1
-        self.led = torch.where(led >= 0, led, eff)  # a suitless lead leaves the trick unled
-        self._after_card(cards)
-        complete = self.trick_size == self.NUM_PLAYERS
+        self.trick_size += playing.to(torch.int64)
+        self.led = torch.where((led >= 0) | ~playing, led, eff)  # a suitless lead leaves the trick unled
+        self._after_card(cards, playing)
+        complete = playing & (self.trick_size == self.NUM_PLAYERS)
         winner = self._trick_winner()
         self.tricks_won[games, winner] += complete.to(torch.int64)
         self.trick_number += complete.to(torch.int64)
@@ -343,12 +381,13 @@ class VectorWhistEnv:
         self.trick_size = torch.where(complete, 0, self.trick_size)
         self.led = torch.where(complete, NO_SUIT, self.led)
         self.leader = torch.where(complete, winner, self.leader)
-        self.current_player = torch.where(complete, winner, (seat + 1) % self.NUM_PLAYERS)
-        self._legal = None
+        self.current_player = torch.where(complete, winner, torch.where(playing, (seat + 1) % self.NUM_PLAYERS, seat))
+        self._mask = None
         return complete & (self.hands.gather(1, self.leader[:, None]).squeeze(1) == 0)
 
-    def _after_card(self, cards: torch.Tensor) -> None:
-        """Variant bookkeeping after ``cards`` were played (e.g. the turn-up leaves the table)."""
+    def _after_card(self, cards: torch.Tensor, playing: torch.Tensor) -> None:
+        """Variant bookkeeping after ``cards`` were played in the ``playing`` games (``bool [B]``),
+        e.g. the turn-up leaves the table."""
 
     def _start_hands(self, games: torch.Tensor) -> None:
         """Clear the per-hand state of ``games`` (``int64 [k]``) before their deal."""
@@ -359,22 +398,16 @@ class VectorWhistEnv:
         self.trick_number[games] = 0
         self.tricks_won[games] = 0
         self.shown_out[games] = 0
-        self._legal = None
+        self._mask = None
 
     # ------------------------------------------------------------------ outputs and errors
     def _outputs(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        unpacker = self._unpacker
-        if self.NUM_ACTIONS % unpacker.width == 0:
-            mask = unpacker.unpack(unpacker.chunks(self.legal_actions()[:, None], self.NUM_ACTIONS), unpacker.bools)
-        else:
-            mask = unpack_bits(self.legal_actions(), self.NUM_ACTIONS, torch.bool)
-        return self.observe(), mask, self.current_player.clone()
+        return self.observe(), self.action_mask(), self.current_player.clone()
 
-    def _raise_illegal(self, actions: torch.Tensor, legal: torch.Tensor, ok: torch.Tensor) -> None:
+    def _raise_illegal(self, actions: torch.Tensor, mask: torch.Tensor, ok: torch.Tensor) -> None:
         game = int((~ok).nonzero()[0, 0])
         action = int(actions[game])
-        bits = int(legal[game])
-        labels = [self.action_label(a) for a in range(self.NUM_ACTIONS) if bits >> a & 1]
+        labels = [self.action_label(a) for a in mask[game].nonzero().squeeze(1).tolist()]
         shown = self.action_label(action) if 0 <= action < self.NUM_ACTIONS else "not an action id"
         bad = int((~ok).sum())
         raise ValueError(

@@ -175,7 +175,7 @@ class VectorClassicWhist(VectorWhistEnv):
         first = (self.dealer[games] + 1) % self.NUM_PLAYERS
         self.leader[games] = first
         self.current_player[games] = first
-        self._legal = None
+        self._mask = None
 
     def current_deal(self, game: int) -> dict[str, Any]:
         """Game ``game``'s current hand as dealt, in ``raw_env`` reset-options form:
@@ -194,9 +194,9 @@ class VectorClassicWhist(VectorWhistEnv):
             deal["turn_up"] = card_to_str(turn_up)
         return deal
 
-    def _after_card(self, cards: torch.Tensor) -> None:
+    def _after_card(self, cards: torch.Tensor, playing: torch.Tensor) -> None:
         # the turn-up stops being public knowledge once the dealer plays it (§2.8)
-        self.turn_up = torch.where(cards == self.turn_up, -1, self.turn_up)
+        self.turn_up = torch.where(playing & (cards == self.turn_up), -1, self.turn_up)
 
     # ------------------------------------------------------------------ scoring (RULES.md §2.5-§2.7)
     def _target_winner(self, scores: torch.Tensor) -> torch.Tensor:
