@@ -2,7 +2,8 @@
 
 Differential tests: B games run through ``whist_env.vector`` and B ``classic_whist_v0.raw_env``
 side by side on the same deals (each hand's deal is read from the batched engine with
-``current_deal(i)`` and given to the raw env), under uniform-random legal play; every decision's
+``current_deal(i)`` and given to the raw env: ``reset(options=...)`` for an episode's first hand,
+``redeal(...)`` for the later hands of a game), under uniform-random legal play; every decision's
 seat, mask and observation, every step's rewards and episode ends, and the final scores and
 winners must be exactly equal.
 """
@@ -33,14 +34,6 @@ def _one_torch_thread():
     torch.set_num_threads(1)
     yield
     torch.set_num_threads(threads)
-
-
-def _give_next_hand(raw, deal: dict) -> None:
-    """Replace the hand the raw env has just dealt itself (later hands of a game episode come
-    from its own generator) with ``deal``, the batched engine's deal of the same hand. Reaches
-    into the rules object: the public API fixes only an episode's first deal."""
-    game = raw.game
-    game._start_hand(game._parse_deal(raw._translate_deal(deal)))
 
 
 def _raw_outputs(raws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -103,7 +96,7 @@ def play_both(options: dict, steps: int, seed: int = 0, num_envs: int = B, deals
                 assert np.flatnonzero(env.winners[i].numpy()).tolist() == game.winners, f"step {step}, game {i}: winners"
                 raw.reset(seed=seed * 10_000 + i + step * num_envs, options=env.current_deal(i))
             elif "last_hand" in raw.infos[raw.agents[0]]:
-                _give_next_hand(raw, env.current_deal(i))
+                raw.redeal(env.current_deal(i))
     _assert_same_decisions(env, raws, obs, mask, seat, "end")
     return counts
 
