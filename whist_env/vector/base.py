@@ -400,6 +400,98 @@ class VectorWhistEnv:
         self.shown_out[games] = 0
         self._mask = None
 
+    # ------------------------------------------------------------------ end of a hand (RULES.md §1.9)
+    def _deal(self, games: torch.Tensor) -> None:
+        """Deal a new hand in ``games`` (``int64 [k]``), their per-hand state already cleared."""
+        raise NotImplementedError
+
+    def _games_to_win(self) -> int:
+        """Games a side must win to win the episode (a match's ``best_of``; 1 otherwise)."""
+        return 1
+
+    def _finish_hands(
+        self,
+        hand_over: torch.Tensor,
+        points: torch.Tensor,
+        winner: torch.Tensor,
+        rewards: torch.Tensor,
+        joint: torch.Tensor | None = None,
+        annulled: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Episode and match progression after the hands that ended, as the reference's
+        ``_finish_hand`` does it (RULES.md §1.9): the episode's end and winners, games won,
+        rewards, truncation at ``max_hands``, a new game of a match, the dealer's turn to the
+        left and the next deal. :attr:`scores` must already hold the hand's points.
+
+        Args:
+            hand_over: ``bool [B]``, the games whose hand ended on this step.
+            points: ``int64 [B, S]``, each side's points for the hand (annulled hands: the penalty).
+            winner: ``int64 [B]``, the side that won the game with this hand, else -1.
+            rewards: ``float32 [B, N]``, written for the games whose hand ended.
+            joint: ``bool [B, S]``, sides that won the game jointly (it ends with all of them
+                winning), or ``None``.
+            annulled: ``bool [B]``, hands annulled by a revoke (no episode end in hand mode, the
+                same dealer and hand of the game), or ``None``.
+        Returns:
+            ``bool [B]``: the games whose episode ended or was truncated; they are reset.
+        """
+        opts = self.options
+        b, n, s = self.num_envs, self.NUM_PLAYERS, self.NUM_SIDES
+        ended = hand_over[:, None]
+        annulled = torch.zeros_like(hand_over) if annulled is None else annulled & hand_over
+        joint = torch.zeros((b, s), dtype=torch.bool, device=self.device) if joint is None else joint & ended
+        winner = torch.where(hand_over, winner, -1)
+        self.hand_points = torch.where(ended, points, self.hand_points)
+        self.final_scores = torch.where(ended, self.scores, self.final_scores)
+        side_ids = self._seats[:s]
+        single = (winner[:, None] == side_ids) & (winner >= 0)[:, None]  # [B, S]
+        if opts.episode == "hand":
+            best = self.scores.max(dim=1, keepdim=True).values
+            at_best = self.scores == best
+            by_score = at_best & (at_best.sum(dim=1, keepdim=True) < s)
+            hand_end = hand_over & ~annulled
+            winning = torch.where(hand_end[:, None], by_score, False)
+            game_over = hand_end
+        else:
+            has_joint = joint.any(dim=1)
+            self.games_won = self.games_won + (joint | single).to(torch.int64)
+            won = (self.games_won * single).sum(dim=1)
+            game_over = has_joint | ((winner >= 0) & (won >= self._games_to_win()))
+            winning = torch.where(has_joint[:, None], joint, single) & game_over[:, None]
+        sides = self.side_of(self._seats)  # [N]
+        winners = winning.gather(1, sides[None, :].expand(b, -1))  # [B, N]
+        self.winners = winners
+
+        own = points.gather(1, sides[None, :].expand(b, -1)).to(torch.float64)
+        if opts.reward == "score":
+            paid = own
+        elif opts.reward == "score_diff":
+            paid = own - (points.sum(dim=1, keepdim=True).to(torch.float64) - own) / (s - 1)
+        else:  # win_loss: ±1 when the episode ends with winners
+            paid = torch.where((game_over & winners.any(dim=1))[:, None], torch.where(winners, 1.0, -1.0), 0.0).to(torch.float64)
+        rewards.copy_(torch.where(ended, paid, 0.0).to(torch.float32))
+
+        continuing = hand_over & ~game_over
+        truncated = continuing & (self.hand_number + 1 >= opts.max_hands)
+        next_hand = continuing & ~truncated
+        new_game = next_hand & (winner >= 0)  # scores back to 0, the dealer keeps rotating
+        self.scores = torch.where(new_game[:, None], 0, self.scores)
+        self.game_number = self.game_number + new_game.to(torch.int64)
+        same_game = next_hand & ~new_game & ~annulled
+        self.hand_in_game = torch.where(new_game, 0, self.hand_in_game + same_game.to(torch.int64))
+        self.dealer = torch.where(next_hand & ~annulled, (self.dealer + 1) % n, self.dealer)
+        self.hand_number = self.hand_number + next_hand.to(torch.int64)
+        self.truncated = truncated
+        done = game_over | truncated
+        games = next_hand.nonzero().squeeze(1)
+        if len(games):
+            self._start_hands(games)
+            self._deal(games)
+        games = done.nonzero().squeeze(1)
+        if len(games):
+            self._start_episodes(games)
+        return done
+
     # ------------------------------------------------------------------ outputs and errors
     def _outputs(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         return self.observe(), self.action_mask(), self.current_player.clone()

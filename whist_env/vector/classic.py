@@ -67,7 +67,6 @@ class VectorClassicWhist(VectorWhistEnv):
         self.layout: dict[str, slice] = dict(encoder.layout)
         self.observation_size = encoder.size
         self._score_scale = self.rules.score_scale()
-        self._games_to_win = self.rules.games_to_win()
         self._phase_play = self.rules.PHASES.index(PLAY)
         self._tricks_per_hand = float(self.rules.tricks_per_hand())
         # the observation is whole 13-bit chunks: card blocks, the other features, the unseen block
@@ -199,6 +198,9 @@ class VectorClassicWhist(VectorWhistEnv):
         self.turn_up = torch.where(playing & (cards == self.turn_up), -1, self.turn_up)
 
     # ------------------------------------------------------------------ scoring (RULES.md §2.5-§2.7)
+    def _games_to_win(self) -> int:
+        return self.rules.games_to_win()
+
     def _target_winner(self, scores: torch.Tensor) -> torch.Tensor:
         """Side with ``score ≥ target_score`` and strictly ahead, else -1 (§2.6): ``int64 [B]``."""
         if self.options.num_hands is not None:
@@ -233,55 +235,8 @@ class VectorClassicWhist(VectorWhistEnv):
         if opts.num_hands is not None:  # §2.6: after H hands the higher total wins; a tie plays on
             last = (self.hand_in_game + 1) >= opts.num_hands
             winner = torch.where(last & (winner < 0), _strict_leader(scores), winner)
-        winner = torch.where(hand_over, winner, -1)
-        hand_points = scores - start
         self.scores = scores
-        self.hand_points = torch.where(ended, hand_points, self.hand_points)
-        self.final_scores = torch.where(ended, scores, self.final_scores)
-
-        sides = self.side_of(self._seats)  # [4]
-        if opts.episode == "hand":
-            game_over = hand_over
-            winning_side = _strict_leader(scores)
-        else:
-            has_winner = winner >= 0
-            self.games_won = self.games_won + torch.where(
-                has_winner[:, None], (sides[None, :2] == winner[:, None]).to(torch.int64), 0
-            )
-            won = self.games_won.gather(1, winner.clamp(min=0)[:, None]).squeeze(1)
-            game_over = has_winner & (won >= self._games_to_win)
-            winning_side = winner
-        winners = game_over[:, None] & (sides[None, :] == winning_side[:, None])
-        self.winners = winners
-
-        own = hand_points.gather(1, sides[None, :].expand(self.num_envs, -1)).to(torch.float32)
-        if opts.reward == "score":
-            paid = own
-        elif opts.reward == "score_diff":
-            paid = own - (hand_points.sum(dim=1, keepdim=True).to(torch.float32) - own)
-        else:  # win_loss: ±1 when the episode ends with winners (§1.9)
-            paid = torch.where(game_over[:, None] & (winning_side >= 0)[:, None], torch.where(winners, 1.0, -1.0), 0.0)
-        rewards.copy_(torch.where(ended, paid, 0.0))
-
-        continuing = hand_over & ~game_over
-        truncated = continuing & (self.hand_number + 1 >= opts.max_hands)
-        next_hand = continuing & ~truncated
-        new_game = next_hand & (winner >= 0)  # §2.7: scores back to 0, the dealer keeps rotating
-        self.scores = torch.where(new_game[:, None], 0, self.scores)
-        self.game_number = self.game_number + new_game.to(torch.int64)
-        self.hand_in_game = torch.where(new_game, 0, self.hand_in_game + next_hand.to(torch.int64))
-        self.dealer = torch.where(next_hand, (self.dealer + 1) % self.NUM_PLAYERS, self.dealer)
-        self.hand_number = self.hand_number + next_hand.to(torch.int64)
-        self.truncated = truncated
-        done = game_over | truncated
-        games = next_hand.nonzero().squeeze(1)
-        if len(games):
-            self._start_hands(games)
-            self._deal(games)
-        games = done.nonzero().squeeze(1)
-        if len(games):
-            self._start_episodes(games)
-        return done
+        return self._finish_hands(hand_over, scores - start, winner, rewards)
 
     # ------------------------------------------------------------------ observation (envs/encoding.py)
     def observe(self) -> torch.Tensor:
