@@ -26,10 +26,6 @@ from whist_env.rules.base import PLAY
 from whist_env.rules.cutthroat import CutthroatWhist
 from whist_env.vector.base import BlockUnpacker, TrickTables, VectorWhistEnv, card_bits, strict_leader, unpack_bits
 
-#: The blocks of the observation's card part, in layout order (``played`` and ``trick``: one
-#: block per relative seat), then the features up to ``unseen``, then ``unseen``.
-_CARD_BLOCKS_BEFORE_FEATURES = ("hand", "played", "trick")
-
 
 class VectorCutthroatWhist(VectorWhistEnv):
     """B games of Cutthroat Whist stepped at once (RULES.md §7).
@@ -99,7 +95,7 @@ class VectorCutthroatWhist(VectorWhistEnv):
         self._constant_bits = torch.tensor(constant, dtype=torch.int64, device=dev)
         self._seat_bits = torch.tensor([bit("leader"), bit("current_player"), bit("dealer")], dtype=torch.int64, device=dev)
         self._void_shifts = bit("voids") + 4 * self._seats  # [N]
-        #: bit of the led_suit entry of each led suit (index 0..3, then -1 → "none yet", entry 4)
+        #: bit of the led_suit entry of each led suit 0..3; index -1 (no suit led yet) reads entry 4
         self._led_bits = torch.tensor([1 << (bit("led_suit") + k) for k in (0, 1, 2, 3, 4)], dtype=torch.int64, device=dev)
         # the other features are one run of entries: tricks_won … trick_number
         self._numeric = slice(lay["tricks_won"].start, lay["trick_number"].stop)
