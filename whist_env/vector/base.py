@@ -1,0 +1,618 @@
+"""The batched trick-taking core: B games stepped at once with torch tensor ops (RULES.md §1).
+
+State is struct-of-arrays over the B games (``B = num_envs``), every tensor on one ``device``:
+
+* hands and played cards as ``int64`` bitmasks per seat (bit ``c`` = card id ``c``, DESIGN.md
+  "Cards"); the cards dealt this hand likewise;
+* the current trick as one card id per seat (``-1``: not played yet), its led effective suit,
+  the leader, the player to act, the trick number and the tricks won per seat;
+* the ranking rules of each game's hand as an index into a stack of :class:`TrickTables` built
+  from the rules' own :class:`~whist_env.engine.tricks.TrickContext` objects;
+* the dealer, the hand and game counters, the scores and games won per side.
+
+A variant (one module per game, as in ``whist_env/rules``) subclasses :class:`VectorWhistEnv`
+and supplies the deal, the hand scoring and the observation; the trick play (§1.4: follow suit,
+trick winner), the legality check and the per-game auto-reset are here. ``step`` never loops over
+games in Python: every update is a masked tensor operation over the whole batch.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import torch
+
+from whist_env.engine.cards import card_to_str
+from whist_env.engine.tricks import NO_SUIT, TrickContext
+
+#: Bits of a card mask that an ``int64`` can hold (cards 0..53 fit).
+MASK_BITS = 64
+#: Card ids of the standard 52-card deck (jokers, where a game has them, are 52 and 53).
+NUM_CARD_BITS = 52
+
+
+def card_bits(cards: torch.Tensor) -> torch.Tensor:
+    """Bitmask of each card id: ``int64`` tensor of ``cards``' shape; ``-1`` (no card) gives 0."""
+    return torch.where(cards >= 0, torch.bitwise_left_shift(torch.ones_like(cards), cards.clamp(min=0)), 0)
+
+
+_BYTE_TABLES: dict[tuple[torch.device, torch.dtype], torch.Tensor] = {}
+
+
+def _byte_table(device: torch.device, dtype: torch.dtype) -> torch.Tensor:
+    """``[256, 8]`` table of the bits of every byte value, lowest bit first, in ``dtype``."""
+    key = (device, dtype)
+    if key not in _BYTE_TABLES:
+        values = torch.arange(256, device=device)[:, None]
+        _BYTE_TABLES[key] = (torch.bitwise_right_shift(values, torch.arange(8, device=device)) & 1).to(dtype)
+    return _BYTE_TABLES[key]
+
+
+def unpack_bits(masks: torch.Tensor, width: int, dtype: torch.dtype = torch.int64) -> torch.Tensor:
+    """The low ``width`` bits of ``int64`` bitmasks as 0/1 entries: tensor of shape
+    ``masks.shape + (width,)`` in ``dtype`` (a view of a ``masks.shape + (64,)`` tensor).
+
+    One table look-up per byte: much cheaper than a shift and a mask per bit on large batches.
+    """
+    if sys.byteorder != "little":  # the byte view below reads the low byte first
+        shifts = torch.arange(width, device=masks.device)
+        return (torch.bitwise_right_shift(masks.unsqueeze(-1), shifts) & 1).to(dtype)
+    as_bytes = masks.contiguous().view(torch.uint8).reshape(-1).to(torch.int32)
+    bits = _byte_table(masks.device, dtype).index_select(0, as_bytes)  # [8 * masks.numel(), 8]
+    return bits.view(*masks.shape, 64)[..., :width]
+
+
+def strict_leader(scores: torch.Tensor) -> torch.Tensor:
+    """Side with the strictly highest score, else -1 when two or more tie for highest (as
+    ``whist_env.rules.scoring.strict_leader``): ``int64 [B]`` from ``int64 [B, S]``."""
+    at_best = scores == scores.max(dim=1, keepdim=True).values
+    return torch.where(at_best.sum(dim=1) == 1, at_best.to(torch.int64).argmax(dim=1), -1)
+
+
+class ChunkTable:
+    """Unpacks ``int64`` card bitmasks ``width`` bits at a time through a look-up table.
+
+    A 52-card block is four 13-bit chunks (one per suit); a table of the 2**13 chunk values
+    turns a whole observation's card blocks into floats with one ``index_select`` that can write
+    straight into the observation tensor (no per-bit shifts, no intermediate copies).
+
+    Args:
+        width: bits per chunk (13 for a 52-card deck).
+        device: torch device of the tables.
+    """
+
+    def __init__(self, width: int, device: torch.device) -> None:
+        self.width = width
+        values = torch.arange(1 << width, device=device)[:, None]
+        bits = torch.bitwise_right_shift(values, torch.arange(width, device=device)) & 1
+        self.floats = bits.to(torch.float32).contiguous()  # [2**width, width]
+        self.bools = bits.to(torch.bool).contiguous()
+        self._low = (1 << width) - 1
+        self._shifts: dict[int, torch.Tensor] = {}
+
+    def chunks(self, masks: torch.Tensor, num_bits: int) -> torch.Tensor:
+        """The chunk values of the low ``num_bits`` bits (a multiple of ``width``) of each mask:
+        ``int64`` tensor of shape ``masks.shape[:-1] + (masks.shape[-1] * num_bits // width,)``."""
+        shifts = self._shifts.get(num_bits)
+        if shifts is None:
+            shifts = self._shifts[num_bits] = torch.arange(0, num_bits, self.width, device=masks.device)
+        values = torch.bitwise_right_shift(masks.unsqueeze(-1), shifts) & self._low
+        return values.flatten(-2)
+
+    def unpack(self, chunks: torch.Tensor, table: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+        """Bits of ``chunks`` (``int64 [..., k]``) from ``table`` (:attr:`floats` or :attr:`bools`):
+        shape ``[..., k * width]``; written into ``out`` (contiguous, that shape) when given."""
+        flat = chunks.reshape(-1)
+        if out is not None:
+            torch.index_select(table, 0, flat, out=out.view(-1, self.width))
+            return out
+        return table.index_select(0, flat).view(*chunks.shape[:-1], chunks.shape[-1] * self.width)
+
+
+class BlockUnpacker:
+    """Unpacks a row of bit blocks of any widths, laid end to end, into one contiguous
+    ``float32 [B, L]`` tensor (``L`` = the sum of the widths) through a :class:`ChunkTable`.
+
+    For observations whose card blocks do not fall on whole chunks (54-card decks): the B rows
+    are read as one string of ``B * L`` bits cut into ``table.width``-bit chunks, a chunk taking
+    its bits from at most two consecutive blocks (of its row or the next one), so one
+    ``index_select`` writes the whole batch with no padding and no copy. A block of zeros stands
+    for the entries written afterwards; a block may also carry 0/1 features as bits.
+
+    Args:
+        widths: bits of each block, in order; every width is at least ``table.width``.
+        num_rows: B, the rows unpacked at once.
+        table: the chunk look-up table (its device is used).
+    """
+
+    def __init__(self, widths: Sequence[int], num_rows: int, table: ChunkTable) -> None:
+        w = table.width
+        if min(widths) < w:
+            raise ValueError(f"every block must be at least {w} bits wide, got {list(widths)}")
+        dev = table.floats.device
+        self.table = table
+        self.num_rows, self.row_size, self.num_blocks = num_rows, sum(widths), len(widths)
+        total = num_rows * self.row_size
+        self.num_chunks = -(-total // w)
+        offsets = torch.tensor([0, *widths], device=dev).cumsum(0)  # block starts in a row, then L
+        start = torch.arange(self.num_chunks, device=dev) * w  # each chunk's first bit in the bit string
+        row, pos = start // self.row_size, start % self.row_size
+        block = torch.bucketize(pos, offsets[1:], right=True)
+        end = row * self.row_size + offsets[block + 1]  # where the chunk's first block ends
+        # the block after it: in the same row, else the next row's first; past the last row, zeros
+        next_block = row * self.num_blocks + block + 1
+        beyond = next_block >= num_rows * self.num_blocks
+        spills = start + w > end
+        self._first = row * self.num_blocks + block
+        self._first_shift = pos - offsets[block]
+        self._second = torch.where(spills & ~beyond, next_block, num_rows * self.num_blocks)
+        self._second_shift = torch.where(spills, end - start, 0)
+        self._low = (1 << w) - 1
+
+    def unpack(self, blocks: torch.Tensor) -> torch.Tensor:
+        """``float32 [B, L]`` 0/1 bits of ``blocks`` (``int64 [B, number of blocks]``, no bit set at
+        or above its block's width), block after block, lowest bit first."""
+        flat = torch.cat([blocks.reshape(-1), blocks.new_zeros(1)])
+        first = torch.bitwise_right_shift(flat.index_select(0, self._first), self._first_shift)
+        second = torch.bitwise_left_shift(flat.index_select(0, self._second), self._second_shift)
+        chunks = (first | second) & self._low
+        w = self.table.width
+        out = torch.empty(self.num_chunks * w, dtype=torch.float32, device=blocks.device)
+        torch.index_select(self.table.floats, 0, chunks, out=out.view(-1, w))
+        return out[: self.num_rows * self.row_size].view(self.num_rows, self.row_size)
+
+
+class TrickTables:
+    """The ranking rules of a list of trick contexts as stacked tensors, indexed by context id.
+
+    Built from the rules' :class:`~whist_env.engine.tricks.TrickContext` objects (never
+    retyped), so that each game of a batch can play its hand under its own context.
+
+    Attributes (K = number of contexts, on ``device``):
+        eff_suit: ``int64 [K, 54]``, effective suit 0..3 of each card id, ``-1`` for suitless.
+        power: ``int64 [K, 54]``, the card's strength within the cards eligible to win.
+        suit_masks: ``int64 [K, 4]``, bitmask of the cards of each effective suit.
+        trump: ``int64 [K]``, trump suit 0..3 or ``-1`` for no trump.
+        must_trump: ``bool [K]``, a void player holding a trump must play one.
+        super_mask: ``int64 [K]``, bitmask of the super cards (0 if none).
+    """
+
+    def __init__(self, contexts: Sequence[TrickContext], device: torch.device) -> None:
+        def tensor(values, dtype=torch.int64):
+            return torch.tensor(values, dtype=dtype, device=device)
+
+        self.eff_suit = tensor([list(c.eff_suit) for c in contexts])
+        self.power = tensor([list(c.power) for c in contexts])
+        self.suit_masks = tensor([list(c.suit_masks) for c in contexts])
+        self.trump = tensor([NO_SUIT if c.trump is None else c.trump for c in contexts])
+        self.must_trump = tensor([c.must_trump for c in contexts], torch.bool)
+        self.super_mask = tensor([c.super_mask for c in contexts])
+        self.any_must_trump = bool(self.must_trump.any())
+        self.any_super = bool((self.super_mask != 0).any())
+
+
+class VectorWhistEnv:
+    """B games of one Whist variant stepped at once (base class; a variant subclasses it).
+
+    Every game sits at its own point and starts its next hand, or its next episode, on its own:
+    ``step`` returns the observation of the player to act in every game, games that ended an
+    episode coming back already reset. Seats are ints ``0 … N-1`` (``player_i`` is seat ``i``).
+
+    Args:
+        num_envs: B, the number of games.
+        device: torch device of every tensor (``"cpu"``, ``"cuda"``).
+        seed: seed of the batch's own random generator (deals and random first dealers).
+    """
+
+    #: Name of the game (as ``whist_env.GAMES``).
+    NAME = "trick_taking"
+    NUM_PLAYERS = 4
+    NUM_SIDES = 2
+    HAND_SIZE = 13
+    NUM_ACTIONS = 52
+    #: Card ids are actions ``0 … NUM_CARD_ACTIONS-1`` (54 in games with jokers).
+    NUM_CARD_ACTIONS = 52
+
+    def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int = 0) -> None:
+        if not (isinstance(num_envs, int) and not isinstance(num_envs, bool) and num_envs >= 1):
+            raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        self.num_envs = num_envs
+        self.device = torch.device(device)
+        self.generator = torch.Generator(device=self.device)
+        self.generator.manual_seed(seed)
+        b, n, s = num_envs, self.NUM_PLAYERS, self.NUM_SIDES
+        dev = self.device
+
+        def zeros(*shape, dtype=torch.int64):
+            return torch.zeros(shape, dtype=dtype, device=dev)
+
+        self._games = torch.arange(b, device=dev)
+        self._seats = torch.arange(n, device=dev)
+        self.hands = zeros(b, n)
+        self.dealt = zeros(b, n)
+        self.played = zeros(b, n)
+        self.trick_cards = torch.full((b, n), -1, dtype=torch.int64, device=dev)
+        self.trick_size = zeros(b)
+        self.led = torch.full((b,), NO_SUIT, dtype=torch.int64, device=dev)
+        self.leader = zeros(b)
+        self.current_player = zeros(b)
+        self.trick_number = zeros(b)
+        self.tricks_won = zeros(b, n)
+        #: per seat, a 4-bit mask of the suits (C, D, H, S = bits 0..3) it showed out of this hand
+        self.shown_out = zeros(b, n)
+        #: index into ``self.tables`` of each game's ranking rules for the hand
+        self.context = zeros(b)
+        self.dealer = zeros(b)
+        self.hand_number = zeros(b)
+        self.hand_in_game = zeros(b)
+        self.game_number = zeros(b)
+        self.scores = zeros(b, s)
+        self.games_won = zeros(b, s)
+        #: the last scored hand's points per side (kept across the auto-reset)
+        self.hand_points = zeros(b, s)
+        #: scores per side when the last hand was scored, before any reset for a new game
+        self.final_scores = zeros(b, s)
+        #: seats that won the episode that ended on the last step (all False otherwise)
+        self.winners = zeros(b, n, dtype=torch.bool)
+        #: games whose episode the last step truncated (``max_hands``)
+        self.truncated = zeros(b, dtype=torch.bool)
+        self._mask: torch.Tensor | None = None
+        self._unpacker = ChunkTable(13, dev)  # 13 bits: a suit of the 52-card deck
+
+    # ------------------------------------------------------------------ hooks for variants
+    tables: TrickTables
+
+    def _start_episodes(self, games: torch.Tensor) -> None:
+        """New episodes in ``games`` (``int64 [k]`` indices): scores and counters at 0, the first
+        dealer (option ``first_dealer``, else drawn at random, RULES.md §1.3), the first deal."""
+        for state in (self.scores, self.games_won, self.hand_number, self.hand_in_game, self.game_number):
+            state[games] = 0
+        first = getattr(self.options, "first_dealer", None)
+        if first is None:
+            self.dealer[games] = torch.randint(self.NUM_PLAYERS, (len(games),), generator=self.generator, device=self.device)
+        else:
+            self.dealer[games] = first
+        self._start_hands(games)
+        self._deal(games)
+
+    def _score_hands(self, hand_over: torch.Tensor, rewards: torch.Tensor) -> torch.Tensor:
+        """Score the games whose hand ended (``bool [B]``), write ``rewards`` (``float32 [B, N]``),
+        start their next hand or episode; return ``done`` (``bool [B]``)."""
+        raise NotImplementedError
+
+    def observe(self) -> torch.Tensor:
+        """Observation of the player to act in every game: ``float32 [B, D]``."""
+        raise NotImplementedError
+
+    def _dealt_by_rules(self) -> Any:
+        """What the variant installs of a fixed deal, read from ``self.rules`` (the reference
+        rules object) just after ``self.rules.reset`` dealt it (:meth:`_read_deals`)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ fixed deals
+    def _read_deals(self, options: Sequence[Mapping[str, Any] | None]) -> dict[int, Any]:
+        """Fixed first deals in ``raw_env`` reset-options form (one entry per game, ``None`` for a
+        random deal), each read and dealt by the reference rules (``self.rules``, agents named
+        ``self.agents``): game index -> :meth:`_dealt_by_rules`. What a fixed deal leaves open is
+        drawn as the reference draws it, from a generator seeded by :attr:`generator`.
+
+        Raises:
+            ValueError: ``options`` is not a sequence of B entries, or a deal is broken (as
+                ``raw_env.reset`` says it, naming the game).
+        """
+        if isinstance(options, Mapping) or len(options) != self.num_envs:
+            raise ValueError(f"reset options must be a sequence of {self.num_envs} deals (None for a random deal)")
+        seat = {a: s for s, a in enumerate(self.agents)}
+        fixed = {}
+        for game, deal in enumerate(options):
+            if deal is None:
+                continue
+            try:
+                deal = dict(deal)
+                if deal.get("hands") is not None:
+                    deal["hands"] = {seat[a]: list(cards) for a, cards in deal["hands"].items()}
+                if deal.get("dealer") is not None:
+                    deal["dealer"] = seat[deal["dealer"]]
+                self.rules.reset(np.random.default_rng(int(torch.randint(1 << 62, (1,), generator=self.generator, device=self.device))), deal)
+            except (KeyError, ValueError) as error:
+                raise ValueError(f"game {game}: invalid deal: {error}") from None
+            fixed[game] = self._dealt_by_rules()
+        return fixed
+
+    # ------------------------------------------------------------------ seats and sides
+    def side_of(self, seats: torch.Tensor) -> torch.Tensor:
+        """Side of each seat (partnerships: ``seat % 2``), same shape and dtype."""
+        return seats % 2
+
+    # ------------------------------------------------------------------ public API
+    def reset(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Start a new episode in every game with a random deal.
+
+        Returns:
+            ``(obs float32 [B, D], mask bool [B, A], seat int64 [B])``: the observation and the
+            legal actions of the player to act in each game, and that player's seat.
+        """
+        self._start_episodes(self._games)
+        self.hand_points.zero_()
+        self.final_scores.zero_()
+        self.winners.zero_()
+        self.truncated.zero_()
+        return self._outputs()
+
+    def step(self, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Apply one action in every game, for the player to act there.
+
+        Args:
+            actions: ``int64 [B]`` action ids (card ids for card play).
+        Returns:
+            ``(obs float32 [B, D], mask bool [B, A], seat int64 [B], rewards float32 [B, N],
+            done bool [B])``. ``rewards`` pays every seat on the step that ends a hand
+            (RULES.md §1.9), zero elsewhere; ``done`` marks games whose episode ended (or was
+            truncated, :attr:`truncated`) on this step: they come back already reset, and
+            :attr:`final_scores`, :attr:`winners` hold how the episode ended.
+        Raises:
+            ValueError: when the action of any game is not legal there, naming the first such
+                game, its action and the legal actions; nothing is changed.
+        """
+        actions = torch.as_tensor(actions, device=self.device)
+        if actions.shape != (self.num_envs,) or actions.dtype.is_floating_point or actions.dtype == torch.bool:
+            raise ValueError(f"actions must be an integer tensor of shape ({self.num_envs},), got {actions.dtype} {tuple(actions.shape)}")
+        actions = actions.to(torch.int64)
+        mask = self.action_mask()
+        in_range = (actions >= 0) & (actions < self.NUM_ACTIONS)
+        ok = in_range & mask.gather(1, actions.clamp(0, self.NUM_ACTIONS - 1)[:, None]).squeeze(1)
+        if not bool(ok.all()):
+            self._raise_illegal(actions, mask, ok)
+        rewards = torch.zeros((self.num_envs, self.NUM_PLAYERS), dtype=torch.float32, device=self.device)
+        hand_over = self._apply(actions)
+        self._mask = None
+        self.winners.zero_()
+        self.truncated.zero_()
+        done = self._score_hands(hand_over, rewards)
+        obs, mask, seat = self._outputs()
+        return obs, mask, seat, rewards, done
+
+    def action_label(self, action: int) -> str:
+        """Text label of an action id (the card's text for a card action)."""
+        return card_to_str(action)
+
+    def action_mask(self) -> torch.Tensor:
+        """Legal actions of the player to act in every game: ``bool [B, A]`` (cached until the next
+        step or reset)."""
+        if self._mask is None:
+            self._mask = self._legal_mask()
+        return self._mask
+
+    # ------------------------------------------------------------------ hooks with a default
+    def _legal_mask(self) -> torch.Tensor:
+        """``bool [B, A]`` legal actions; the default is card play in every game. A variant with
+        other phases (auctions, discards) combines :meth:`card_mask` with its own per phase."""
+        return self.card_mask(self._legal_cards())
+
+    def _apply(self, actions: torch.Tensor) -> torch.Tensor:
+        """Apply legal ``actions`` (``int64 [B]``); return the games whose hand ended (``bool [B]``).
+        The default plays a card in every game; a variant with other phases routes each game's
+        action by its phase and plays cards with ``_play_cards(cards, active)``."""
+        return self._play_cards(actions)
+
+    def card_mask(self, cards: torch.Tensor) -> torch.Tensor:
+        """``int64 [B]`` card bitmasks as a ``bool [B, A]`` action mask (card ``c`` is action ``c``;
+        actions from the card count on are False)."""
+        unpacker = self._unpacker
+        if self.NUM_ACTIONS >= NUM_CARD_BITS and self.NUM_CARD_ACTIONS < MASK_BITS:
+            # whole chunks: 52 bits, or 65 for the jokers 52 and 53 (the last chunk's shift is 52)
+            width = -(-self.NUM_CARD_ACTIONS // unpacker.width) * unpacker.width
+            bits = unpacker.unpack(unpacker.chunks(cards[:, None], width), unpacker.bools)
+        else:
+            bits = unpack_bits(cards, min(self.NUM_ACTIONS, MASK_BITS), torch.bool)
+        if bits.shape[1] == self.NUM_ACTIONS:
+            return bits
+        if bits.shape[1] > self.NUM_ACTIONS:
+            return bits[:, : self.NUM_ACTIONS]
+        rest = torch.zeros((self.num_envs, self.NUM_ACTIONS - bits.shape[1]), dtype=torch.bool, device=self.device)
+        return torch.cat([bits, rest], dim=1)
+
+    # ------------------------------------------------------------------ trick play (RULES.md §1.4)
+    def _legal_cards(self) -> torch.Tensor:
+        """Cards the player to act may play (follow suit if able, §1.4): ``int64 [B]`` bitmasks."""
+        t = self.tables
+        hand = self.hands.gather(1, self.current_player[:, None]).squeeze(1)
+        led = self.led
+        suit_masks = t.suit_masks[self.context]  # [B, 4]
+        same = hand & suit_masks.gather(1, led.clamp(min=0)[:, None]).squeeze(1)
+        legal = torch.where(same != 0, same, hand)
+        if t.any_must_trump:
+            trump = t.trump[self.context]
+            trumps = hand & suit_masks.gather(1, trump.clamp(min=0)[:, None]).squeeze(1)
+            forced = t.must_trump[self.context] & (trump >= 0) & (same == 0) & (trumps != 0)
+            legal = torch.where(forced, trumps, legal)
+        return torch.where(led >= 0, legal, hand)
+
+    def _trick_winner(self) -> torch.Tensor:
+        """Seat that wins each game's current trick, if complete (§1.4 ``trick_winner``): ``int64 [B]``.
+
+        The highest-powered super card, else the highest trump, else the highest card of the
+        led suit; rows whose trick is incomplete give a meaningless seat.
+        """
+        t = self.tables
+        cards = self.trick_cards.clamp(min=0)
+        ctx = self.context[:, None]
+        eff = t.eff_suit[ctx, cards]
+        power = t.power[ctx, cards]
+        trump = t.trump[self.context][:, None]
+        # a power is below 1000 in every game: the offsets rank super > trump > led suit > rest
+        key = torch.where(eff == self.led[:, None], 1000 + power, -1)
+        key = torch.where((eff == trump) & (trump >= 0), 2000 + power, key)
+        if t.any_super:
+            is_super = (torch.bitwise_right_shift(t.super_mask[self.context][:, None], cards) & 1).bool()
+            key = torch.where(is_super, 3000 + power, key)
+        key = torch.where(self.trick_cards >= 0, key, -2)
+        return key.argmax(dim=1)
+
+    def _play_cards(self, cards: torch.Tensor, active: torch.Tensor | None = None) -> torch.Tensor:
+        """Play ``cards`` (``int64 [B]``, legal) for the players to act; complete tricks.
+
+        Args:
+            cards: the card id played in each game.
+            active: ``bool [B]``, the games that play a card now (the others, in another phase,
+                are left unchanged); ``None``: every game.
+        Returns:
+            ``bool [B]``: the games whose hand ended with this card.
+        """
+        t = self.tables
+        games, seat = self._games, self.current_player
+        playing = torch.ones_like(cards, dtype=torch.bool) if active is None else active
+        cards = torch.where(playing, cards, self.trick_cards[games, seat]) if active is not None else cards
+        safe = cards.clamp(min=0)
+        bit = torch.where(playing, card_bits(cards), 0)
+        eff = t.eff_suit[self.context, safe]
+        led = self.led
+        not_followed = playing & (led >= 0) & (eff != led)
+        shown = torch.where(not_followed, card_bits(led), 0)
+        if t.any_must_trump:
+            trump = t.trump[self.context]
+            shows_trump = not_followed & t.must_trump[self.context] & (trump >= 0) & (eff != trump)
+            shown = shown | torch.where(shows_trump, card_bits(trump), 0)
+        self.shown_out[games, seat] |= shown
+        self.hands[games, seat] &= ~bit
+        self.played[games, seat] |= bit
+        self.trick_cards[games, seat] = cards
+        self.trick_size += playing.to(torch.int64)
+        self.led = torch.where((led >= 0) | ~playing, led, eff)  # a suitless lead leaves the trick unled
+        self._after_card(cards, playing)
+        complete = playing & (self.trick_size == self.NUM_PLAYERS)
+        winner = self._trick_winner()
+        self.tricks_won[games, winner] += complete.to(torch.int64)
+        self.trick_number += complete.to(torch.int64)
+        self.trick_cards = torch.where(complete[:, None], -1, self.trick_cards)
+        self.trick_size = torch.where(complete, 0, self.trick_size)
+        self.led = torch.where(complete, NO_SUIT, self.led)
+        self.leader = torch.where(complete, winner, self.leader)
+        self.current_player = torch.where(complete, winner, torch.where(playing, (seat + 1) % self.NUM_PLAYERS, seat))
+        self._mask = None
+        return complete & (self.hands.gather(1, self.leader[:, None]).squeeze(1) == 0)
+
+    def _after_card(self, cards: torch.Tensor, playing: torch.Tensor) -> None:
+        """Variant bookkeeping after ``cards`` were played in the ``playing`` games (``bool [B]``),
+        e.g. the turn-up leaves the table."""
+
+    def _start_hands(self, games: torch.Tensor) -> None:
+        """Clear the per-hand state of ``games`` (``int64 [k]``) before their deal."""
+        self.played[games] = 0
+        self.trick_cards[games] = -1
+        self.trick_size[games] = 0
+        self.led[games] = NO_SUIT
+        self.trick_number[games] = 0
+        self.tricks_won[games] = 0
+        self.shown_out[games] = 0
+        self._mask = None
+
+    # ------------------------------------------------------------------ end of a hand (RULES.md §1.9)
+    def _deal(self, games: torch.Tensor) -> None:
+        """Deal a new hand in ``games`` (``int64 [k]``), their per-hand state already cleared."""
+        raise NotImplementedError
+
+    def _games_to_win(self) -> int:
+        """Games a side must win to win the episode (a match's ``best_of``; 1 otherwise)."""
+        return 1
+
+    def _finish_hands(
+        self,
+        hand_over: torch.Tensor,
+        points: torch.Tensor,
+        winner: torch.Tensor,
+        rewards: torch.Tensor,
+        joint: torch.Tensor | None = None,
+        annulled: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Episode and match progression after the hands that ended, as the reference's
+        ``_finish_hand`` does it (RULES.md §1.9): the episode's end and winners, games won,
+        rewards, truncation at ``max_hands``, a new game of a match, the dealer's turn to the
+        left and the next deal. :attr:`scores` must already hold the hand's points.
+
+        Args:
+            hand_over: ``bool [B]``, the games whose hand ended on this step.
+            points: ``int64 [B, S]``, each side's points for the hand (annulled hands: the penalty).
+            winner: ``int64 [B]``, the side that won the game with this hand, else -1.
+            rewards: ``float32 [B, N]``, written for the games whose hand ended.
+            joint: ``bool [B, S]``, sides that won the game jointly (it ends with all of them
+                winning), or ``None``.
+            annulled: ``bool [B]``, hands annulled by a revoke (no episode end in hand mode, the
+                same dealer and hand of the game), or ``None``.
+        Returns:
+            ``bool [B]``: the games whose episode ended or was truncated; they are reset.
+        """
+        opts = self.options
+        b, n, s = self.num_envs, self.NUM_PLAYERS, self.NUM_SIDES
+        ended = hand_over[:, None]
+        annulled = torch.zeros_like(hand_over) if annulled is None else annulled & hand_over
+        joint = torch.zeros((b, s), dtype=torch.bool, device=self.device) if joint is None else joint & ended
+        winner = torch.where(hand_over, winner, -1)
+        self.hand_points = torch.where(ended, points, self.hand_points)
+        self.final_scores = torch.where(ended, self.scores, self.final_scores)
+        side_ids = self._seats[:s]
+        single = (winner[:, None] == side_ids) & (winner >= 0)[:, None]  # [B, S]
+        if opts.episode == "hand":
+            best = self.scores.max(dim=1, keepdim=True).values
+            at_best = self.scores == best
+            by_score = at_best & (at_best.sum(dim=1, keepdim=True) < s)
+            hand_end = hand_over & ~annulled
+            winning = torch.where(hand_end[:, None], by_score, False)
+            game_over = hand_end
+        else:
+            has_joint = joint.any(dim=1)
+            self.games_won = self.games_won + (joint | single).to(torch.int64)
+            won = (self.games_won * single).sum(dim=1)
+            game_over = has_joint | ((winner >= 0) & (won >= self._games_to_win()))
+            winning = torch.where(has_joint[:, None], joint, single) & game_over[:, None]
+        sides = self.side_of(self._seats)  # [N]
+        winners = winning.gather(1, sides[None, :].expand(b, -1))  # [B, N]
+        self.winners = winners
+
+        own = points.gather(1, sides[None, :].expand(b, -1)).to(torch.float64)
+        if opts.reward == "score":
+            paid = own
+        elif opts.reward == "score_diff":
+            paid = own - (points.sum(dim=1, keepdim=True).to(torch.float64) - own) / (s - 1)
+        else:  # win_loss: ±1 when the episode ends with winners
+            paid = torch.where((game_over & winners.any(dim=1))[:, None], torch.where(winners, 1.0, -1.0), 0.0).to(torch.float64)
+        rewards.copy_(torch.where(ended, paid, 0.0).to(torch.float32))
+
+        continuing = hand_over & ~game_over
+        truncated = continuing & (self.hand_number + 1 >= opts.max_hands)
+        next_hand = continuing & ~truncated
+        new_game = next_hand & (winner >= 0)  # scores back to 0, the dealer keeps rotating
+        self.scores = torch.where(new_game[:, None], 0, self.scores)
+        self.game_number = self.game_number + new_game.to(torch.int64)
+        same_game = next_hand & ~new_game & ~annulled
+        self.hand_in_game = torch.where(new_game, 0, self.hand_in_game + same_game.to(torch.int64))
+        self.dealer = torch.where(next_hand & ~annulled, (self.dealer + 1) % n, self.dealer)
+        self.hand_number = self.hand_number + next_hand.to(torch.int64)
+        self.truncated = truncated
+        done = game_over | truncated
+        games = next_hand.nonzero().squeeze(1)
+        if len(games):
+            self._start_hands(games)
+            self._deal(games)
+        games = done.nonzero().squeeze(1)
+        if len(games):
+            self._start_episodes(games)
+        return done
+
+    # ------------------------------------------------------------------ outputs and errors
+    def _outputs(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return self.observe(), self.action_mask(), self.current_player.clone()
+
+    def _raise_illegal(self, actions: torch.Tensor, mask: torch.Tensor, ok: torch.Tensor) -> None:
+        game = int((~ok).nonzero()[0, 0])
+        action = int(actions[game])
+        labels = [self.action_label(a) for a in mask[game].nonzero().squeeze(1).tolist()]
+        shown = self.action_label(action) if 0 <= action < self.NUM_ACTIONS else "not an action id"
+        bad = int((~ok).sum())
+        raise ValueError(
+            f"illegal action {action} ({shown}) in game {game} for seat {int(self.current_player[game])}; "
+            f"legal: {labels}" + (f" ({bad - 1} other game(s) also illegal)" if bad > 1 else "") + "; nothing was applied"
+        )
