@@ -144,6 +144,22 @@ def test_broken_deal_names_the_game():
         env.reset(options=[None])
 
 
+def test_refused_resets_and_early_steps_change_nothing():
+    env = vector.make("classic_whist", 4, seed=9)
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(torch.zeros(4, dtype=torch.int64))
+    generator = env.generator.get_state()
+    with pytest.raises(ValueError, match=r"game 1: invalid deal: unknown dealer 'player_9'"):
+        env.reset(options=[None, {"hands": DEAL, "dealer": "player_9"}, None, None])
+    with pytest.raises(ValueError, match=r"game 2: invalid deal: unknown agent\(s\) \['north'\]"):
+        env.reset(options=[None, None, {"hands": {"north": DEAL["player_0"]}}, None])
+    with pytest.raises(ValueError, match="game 0: invalid deal: a deal must be a mapping"):
+        env.reset(options=["2C", None, None, None])
+    with pytest.raises(ValueError, match="sequence of 4 deals"):
+        env.reset(options=(deal for deal in [None] * 4))
+    assert torch.equal(env.generator.get_state(), generator)  # the refused deals drew nothing
+
+
 def test_illegal_action_names_game_action_and_legal_labels_and_changes_nothing():
     env = vector.make("classic_whist", 16, seed=5)
     obs, mask, seat = env.reset()

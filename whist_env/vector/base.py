@@ -260,6 +260,7 @@ class VectorWhistEnv:
         #: games whose episode the last step truncated (``max_hands``)
         self.truncated = zeros(b, dtype=torch.bool)
         self._mask: torch.Tensor | None = None
+        self._started = False
         self._unpacker = ChunkTable(13, dev)  # 13 bits: a suit of the 52-card deck
 
     # ------------------------------------------------------------------ hooks for variants
@@ -303,21 +304,30 @@ class VectorWhistEnv:
             ValueError: ``options`` is not a sequence of B entries, or a deal is broken (as
                 ``raw_env.reset`` says it, naming the game).
         """
-        if isinstance(options, Mapping) or len(options) != self.num_envs:
+        if isinstance(options, (Mapping, str)) or not isinstance(options, Sequence) or len(options) != self.num_envs:
             raise ValueError(f"reset options must be a sequence of {self.num_envs} deals (None for a random deal)")
         seat = {a: s for s, a in enumerate(self.agents)}
         fixed = {}
+        generator_state = self.generator.get_state()
         for game, deal in enumerate(options):
             if deal is None:
                 continue
             try:
+                if not isinstance(deal, Mapping):
+                    raise ValueError(f"a deal must be a mapping such as {{'hands': ..., 'dealer': ...}}, got {type(deal).__name__}")
                 deal = dict(deal)
                 if deal.get("hands") is not None:
+                    unknown = sorted(set(deal["hands"]) - set(seat))
+                    if unknown:
+                        raise ValueError(f"unknown agent(s) {unknown} in hands; agents: {self.agents}")
                     deal["hands"] = {seat[a]: list(cards) for a, cards in deal["hands"].items()}
                 if deal.get("dealer") is not None:
+                    if deal["dealer"] not in seat:
+                        raise ValueError(f"unknown dealer {deal['dealer']!r}; agents: {self.agents}")
                     deal["dealer"] = seat[deal["dealer"]]
                 self.rules.reset(np.random.default_rng(int(torch.randint(1 << 62, (1,), generator=self.generator, device=self.device))), deal)
-            except (KeyError, ValueError) as error:
+            except ValueError as error:
+                self.generator.set_state(generator_state)  # a refused reset leaves the generator too as it was
                 raise ValueError(f"game {game}: invalid deal: {error}") from None
             fixed[game] = self._dealt_by_rules()
         return fixed
@@ -336,6 +346,7 @@ class VectorWhistEnv:
             legal actions of the player to act in each game, and that player's seat.
         """
         self._start_episodes(self._games)
+        self._started = True
         self.hand_points.zero_()
         self.final_scores.zero_()
         self.winners.zero_()
@@ -356,7 +367,10 @@ class VectorWhistEnv:
         Raises:
             ValueError: when the action of any game is not legal there, naming the first such
                 game, its action and the legal actions; nothing is changed.
+            RuntimeError: called before :meth:`reset`.
         """
+        if not self._started:
+            raise RuntimeError(f"{self.NAME}: call reset() before step()")
         actions = torch.as_tensor(actions, device=self.device)
         if actions.shape != (self.num_envs,) or actions.dtype.is_floating_point or actions.dtype == torch.bool:
             raise ValueError(f"actions must be an integer tensor of shape ({self.num_envs},), got {actions.dtype} {tuple(actions.shape)}")
