@@ -30,7 +30,7 @@ from whist_env.rules.base import PLAY
 from whist_env.rules.romanian import BID, BID_BASE, MAX_BID, RomanianWhist
 from whist_env.vector.base import TrickTables, VectorWhistEnv, card_bits, unpack_bits
 
-#: Phase codes of :attr:`VectorRomanianWhist.phase`.
+#: Phase codes of :attr:`VectorRomanianWhist.phase`: their places in the reference's ``PHASES``.
 PHASE_BID, PHASE_PLAY = 0, 1
 #: Context id of deals without trump (ids 0..3: the trump suit).
 NO_TRUMP_CONTEXT = 4
@@ -89,7 +89,8 @@ class VectorRomanianWhist(VectorWhistEnv):
         self._has_trump = tensor([rules._has_trump(k) for k in range(MAX_BID + 1)], torch.bool)
         self._deck = tensor(rules.deck())
         self._deck_mask = rules.deck_mask()
-        self._phase_index = tensor([rules.PHASES.index(BID), rules.PHASES.index(PLAY)])
+        if (rules.PHASES.index(BID), rules.PHASES.index(PLAY)) != (PHASE_BID, PHASE_PLAY):
+            raise AssertionError("the phase codes must be the phases' places in the reference's PHASES")
         encoder = ObservationEncoder(rules)
         #: name -> slice of the observation vector, shared with ``raw_env.observation_layout()``
         self.layout: dict[str, slice] = dict(encoder.layout)
@@ -98,8 +99,30 @@ class VectorRomanianWhist(VectorWhistEnv):
         self._build_chunk_plan()
         #: row k: the four suit flags (C, D, H, S) of the 4-bit suit mask k
         self._suit_rows = unpack_bits(torch.arange(16, device=dev), 4, torch.float32).contiguous()
-        #: bid b (or MAX_BID + 1 for "not yet", the -1 of :attr:`bids`) -> its one-hot row
-        self._bid_rows = torch.eye(MAX_BID + 2, dtype=torch.float32, device=dev)
+        seats = range(n)
+        #: row s: the absolute seat of each seat relative to s; the relative seat of each seat
+        self._seat_orders = tensor([[(s + r) % n for r in seats] for s in seats])
+        self._relative_seats = tensor([[(p - s) % n for p in seats] for s in seats])
+        lay = self.layout
+        #: entry of each one-hot slot of the observation: leader, dealer, trump, phase, led
+        #: suit, then the bid of each relative seat (bid b or MAX_BID + 1 for "not yet")
+        bids = lay["bids"].start
+        self._hot_offsets = tensor(
+            [lay[name].start for name in ("leader", "dealer", "trump", "phase", "led_suit")] + [bids + r * (MAX_BID + 2) for r in seats]
+        )
+        self._current_player_entry = lay["current_player"].start
+        self._numbers = slice(lay["tricks_won"].start, lay["trick_number"].stop)
+        self._deal_entries = slice(lay["deal_size"].start, lay["deal_index"].stop)
+        self._needed_and_streaks = slice(lay["tricks_needed"].start, lay["streaks"].stop)
+        if not all(
+            [lay[a].stop == lay[b].start for a, b in (("tricks_won", "tricks_by_side"), ("tricks_by_side", "scores"), ("scores", "games_won"),
+             ("games_won", "hand_in_game"), ("hand_in_game", "trick_number"), ("deal_size", "deal_index"), ("tricks_needed", "streaks"))]
+        ):
+            raise AssertionError("the Romanian observation layout no longer has its numeric features in the expected runs")
+        #: deal j -> (k / 8, j / number of deals), rounded once from float64 as the reference's
+        self._deal_features = torch.tensor(
+            [[k / MAX_BID, j / self._num_deals] for j, k in enumerate(rules.schedule)], dtype=torch.float64, device=dev
+        ).to(torch.float32)
 
         def zeros(*shape):
             return torch.zeros(shape, dtype=torch.int64, device=dev)
@@ -111,6 +134,8 @@ class VectorRomanianWhist(VectorWhistEnv):
         self.bids = torch.full((num_envs, n), -1, dtype=torch.int64, device=dev)
         self.turn_up = torch.full((num_envs,), -1, dtype=torch.int64, device=dev)
         self.trump = torch.full((num_envs,), -1, dtype=torch.int64, device=dev)
+        #: the trump's entry of the observation's one-hot (4: no trump)
+        self.trump_slot = torch.full((num_envs,), 4, dtype=torch.int64, device=dev)
         self.hits = zeros(num_envs, n)
         self.misses = zeros(num_envs, n)
 
@@ -248,6 +273,7 @@ class VectorRomanianWhist(VectorWhistEnv):
         self.turn_up[games] = turn_up
         trump = torch.where(turn_up >= 0, torch.div(turn_up, NUM_RANKS, rounding_mode="floor"), -1)
         self.trump[games] = trump
+        self.trump_slot[games] = torch.where(trump >= 0, trump, 4)
         self.context[games] = torch.where(trump >= 0, trump, NO_TRUMP_CONTEXT)
         self.bids[games] = -1
         self.phase[games] = PHASE_BID
@@ -352,7 +378,8 @@ class VectorRomanianWhist(VectorWhistEnv):
     def _observation(self, seat: torch.Tensor) -> torch.Tensor:
         b, n = self.num_envs, self.NUM_PLAYERS
         lay = self.layout
-        order = (seat[:, None] + self._seats) % n  # [B, N]: absolute seat of each relative seat
+        order = self._seat_orders.index_select(0, seat)  # [B, N]: absolute seat of each relative seat
+        relative = self._relative_seats.index_select(0, seat)  # [B, N]: relative seat of each absolute seat
         hand = self.hands.gather(1, seat[:, None])
         played = self.played.gather(1, order)
         trick = card_bits(self.trick_cards.gather(1, order))
@@ -367,44 +394,39 @@ class VectorRomanianWhist(VectorWhistEnv):
         chunks = torch.cat([blocks, self._zeros_before.expand(b, -1), shifted, self._zeros_after.expand(b, -1)], dim=1)
         buffer = torch.empty((b, self._padded_size), dtype=torch.float32, device=self.device)
         unpacker.unpack(chunks, unpacker.floats, out=buffer)
-        out = buffer[:, : self.observation_size]
 
-        hot = torch.stack(
+        # every one-hot entry (the bids' too) by one scatter: its slot plus the entry's offset
+        bids = self.bids.gather(1, order)
+        made = bids >= 0
+        slots = torch.cat(
             [
-                lay["leader"].start + (self.leader - seat) % n,
-                lay["current_player"].start + (self.current_player - seat) % n,
-                lay["dealer"].start + (self.dealer - seat) % n,
-                lay["trump"].start + torch.where(self.trump >= 0, self.trump, 4),
-                lay["phase"].start + self._phase_index[self.phase],
-                lay["led_suit"].start + torch.where(self.led >= 0, self.led, 4),
+                relative.gather(1, torch.stack([self.leader, self.dealer], dim=1)),
+                torch.stack([self.trump_slot, self.phase, torch.where(self.led >= 0, self.led, 4)], dim=1),
+                torch.where(made, bids, MAX_BID + 1),
             ],
             dim=1,
         )
-        out.scatter_(1, hot, 1.0)
+        buffer.scatter_(1, slots + self._hot_offsets, 1.0)
+        buffer[:, self._current_player_entry] = 1.0  # the observer is the player to act
+        out = buffer[:, : self.observation_size]
 
-        # ratios are computed in float64 and rounded once, as the reference's Python floats are
+        # tricks_won, tricks_by_side (each seat is its own side), scores, games_won,
+        # hand_in_game, trick_number: one contiguous run; ratios by a power of two are exact in
+        # float32, the others are computed in float64 and rounded once, as the reference's
+        # Python floats are
         tricks = self.tricks_won.gather(1, order)
-        tricks_ratio = (tricks.to(torch.float64) / MAX_BID).to(torch.float32)
-        out[:, lay["tricks_won"]] = tricks_ratio
-        out[:, lay["tricks_by_side"]] = tricks_ratio  # each seat is its own side
-        scores = self.scores.gather(1, order).to(torch.float64) / self._score_scale
-        out[:, lay["scores"]] = scores.clamp(-SCORE_CLIP, SCORE_CLIP).to(torch.float32)
-        out[:, lay["games_won"]] = self.games_won.gather(1, order).to(torch.float32)
-        out[:, lay["hand_in_game"]] = (self.hand_in_game.to(torch.float64) / 16.0).to(torch.float32)[:, None]
-        out[:, lay["trick_number"]] = (self.trick_number.to(torch.float64) / MAX_BID).to(torch.float32)[:, None]
+        tricks_ratio = tricks.to(torch.float32) * (1.0 / MAX_BID)
+        scores = (self.scores.gather(1, order).to(torch.float64) / self._score_scale).clamp(-SCORE_CLIP, SCORE_CLIP).to(torch.float32)
+        counters = torch.stack([self.hand_in_game.to(torch.float32) * (1.0 / 16.0), self.trick_number.to(torch.float32) * (1.0 / MAX_BID)], dim=1)
+        out[:, self._numbers] = torch.cat([tricks_ratio, tricks_ratio, scores, self.games_won.gather(1, order).to(torch.float32), counters], dim=1)
         shown = self._suit_rows.index_select(0, self.shown_out.gather(1, order).reshape(-1))
         out[:, lay["voids"]] = shown.view(b, 4 * n)
 
-        out[:, lay["deal_size"]] = (self.deal_size.to(torch.float64) / MAX_BID).to(torch.float32)[:, None]
-        out[:, lay["deal_index"]] = (self.deal_index.to(torch.float64) / self._num_deals).to(torch.float32)[:, None]
-        bids = self.bids.gather(1, order)
-        made = bids >= 0
-        one_hot = self._bid_rows.index_select(0, torch.where(made, bids, MAX_BID + 1).reshape(-1))
-        out[:, lay["bids"]] = one_hot.view(b, n * (MAX_BID + 2))
-        out[:, lay["tricks_needed"]] = torch.where(made, (bids - tricks).to(torch.float64) / MAX_BID, 0.0).to(torch.float32)
-        length = float(self.options.streak_length)
-        streaks = torch.stack([self.hits.gather(1, order), self.misses.gather(1, order)], dim=2).to(torch.float64) / length
-        out[:, lay["streaks"]] = streaks.view(b, 2 * n).to(torch.float32)
+        out[:, self._deal_entries] = self._deal_features.index_select(0, self.deal_index)
+        needed = torch.where(made, (bids - tricks).to(torch.float32) * (1.0 / MAX_BID), 0.0)
+        streaks = torch.stack([self.hits.gather(1, order), self.misses.gather(1, order)], dim=2).view(b, 2 * n)
+        streaks = (streaks.to(torch.float64) / float(self.options.streak_length)).to(torch.float32)
+        out[:, self._needed_and_streaks] = torch.cat([needed, streaks], dim=1)
         return out
 
     def state(self) -> torch.Tensor:
