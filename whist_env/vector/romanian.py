@@ -110,14 +110,13 @@ class VectorRomanianWhist(VectorWhistEnv):
         self._hot_offsets = tensor(
             [lay[name].start for name in ("leader", "dealer", "trump", "phase", "led_suit")] + [bids + r * (MAX_BID + 2) for r in seats]
         )
+        self._hot_ones = torch.ones((num_envs, len(self._hot_offsets)), dtype=torch.float32, device=dev)
         self._current_player_entry = lay["current_player"].start
         self._numbers = slice(lay["tricks_won"].start, lay["trick_number"].stop)
         self._deal_entries = slice(lay["deal_size"].start, lay["deal_index"].stop)
         self._needed_and_streaks = slice(lay["tricks_needed"].start, lay["streaks"].stop)
-        if not all(
-            [lay[a].stop == lay[b].start for a, b in (("tricks_won", "tricks_by_side"), ("tricks_by_side", "scores"), ("scores", "games_won"),
-             ("games_won", "hand_in_game"), ("hand_in_game", "trick_number"), ("deal_size", "deal_index"), ("tricks_needed", "streaks"))]
-        ):
+        runs = ["tricks_won", "tricks_by_side", "scores", "games_won", "hand_in_game", "trick_number"], ["deal_size", "deal_index"], ["tricks_needed", "streaks"]
+        if not all(lay[a].stop == lay[b].start for run in runs for a, b in zip(run, run[1:])):
             raise AssertionError("the Romanian observation layout no longer has its numeric features in the expected runs")
         #: deal j -> (k / 8, j / number of deals), rounded once from float64 as the reference's
         self._deal_features = torch.tensor(
@@ -144,7 +143,6 @@ class VectorRomanianWhist(VectorWhistEnv):
         zero chunks over the features, the unseen block shifted to its (unaligned) start, zero
         chunks over the extras; the row is padded to whole chunks and cut back to D."""
         lay, width = self.layout, self._unpacker.width
-        self._num_card_blocks = (lay["leader"].start) // 52
         if lay["leader"].start % width or lay["hand"].start != 0:
             raise AssertionError("the Romanian observation layout no longer starts with whole 52-card blocks")
         unseen = lay["unseen"].start
@@ -406,7 +404,7 @@ class VectorRomanianWhist(VectorWhistEnv):
             ],
             dim=1,
         )
-        buffer.scatter_(1, slots + self._hot_offsets, 1.0)
+        buffer.scatter_(1, slots + self._hot_offsets, self._hot_ones)  # a source tensor: much faster than a scalar
         buffer[:, self._current_player_entry] = 1.0  # the observer is the player to act
         out = buffer[:, : self.observation_size]
 
