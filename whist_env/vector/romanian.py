@@ -20,7 +20,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import torch
 
 from whist_env.engine.cards import NUM_RANKS, card_to_str, mask_to_str
@@ -28,7 +27,7 @@ from whist_env.engine.tricks import natural_context
 from whist_env.envs.encoding import SCORE_CLIP, ObservationEncoder
 from whist_env.rules.base import PLAY
 from whist_env.rules.romanian import BID, BID_BASE, MAX_BID, RomanianWhist
-from whist_env.vector.base import TrickTables, VectorWhistEnv, card_bits, unpack_bits
+from whist_env.vector.base import MASK_BITS, BlockUnpacker, TrickTables, VectorWhistEnv, card_bits, unpack_bits
 
 #: Phase codes of :attr:`VectorRomanianWhist.phase`: their places in the reference's ``PHASES``.
 PHASE_BID, PHASE_PLAY = 0, 1
@@ -96,7 +95,7 @@ class VectorRomanianWhist(VectorWhistEnv):
         self.layout: dict[str, slice] = dict(encoder.layout)
         self.observation_size = encoder.size
         self._score_scale = rules.score_scale()
-        self._build_chunk_plan()
+        self._build_block_plan()
         #: row k: the four suit flags (C, D, H, S) of the 4-bit suit mask k
         self._suit_rows = unpack_bits(torch.arange(16, device=dev), 4, torch.float32).contiguous()
         seats = range(n)
@@ -138,24 +137,24 @@ class VectorRomanianWhist(VectorWhistEnv):
         self.hits = zeros(num_envs, n)
         self.misses = zeros(num_envs, n)
 
-    def _build_chunk_plan(self) -> None:
-        """Plan the observation as 13-float chunks written by one table look-up: the card blocks,
-        zero chunks over the features, the unseen block shifted to its (unaligned) start, zero
-        chunks over the extras; the row is padded to whole chunks and cut back to D."""
-        lay, width = self.layout, self._unpacker.width
-        if lay["leader"].start % width or lay["hand"].start != 0:
-            raise AssertionError("the Romanian observation layout no longer starts with whole 52-card blocks")
-        unseen = lay["unseen"].start
-        self._unseen_shift = unseen % width
-        first = unseen // width
-        self._unseen_chunks = -(-(self._unseen_shift + 52) // width)
-        self._padded_size = -(-self.observation_size // width) * width
-        total = self._padded_size // width
-        if first + self._unseen_chunks > total:
-            raise AssertionError("the Romanian observation layout no longer has features after the unseen block")
-        self._zeros_before = torch.zeros((1, first - lay["leader"].start // width), dtype=torch.int64, device=self.device)
-        self._zeros_after = torch.zeros((1, total - first - self._unseen_chunks), dtype=torch.int64, device=self.device)
-        self._unseen_shifts = torch.arange(0, self._unseen_chunks * width, width, device=self.device)
+    def _build_block_plan(self) -> None:
+        """Plan the observation as bit blocks for a :class:`BlockUnpacker`: the card blocks, zero
+        blocks over the features (written afterwards), the unseen block, zero blocks over the
+        extras; blocks of zeros are cut into pieces of 13 to 64 bits."""
+        lay = self.layout
+        if lay["hand"].start != 0 or lay["leader"].start % 52 or lay["unseen"].stop != lay["deal_size"].start:
+            raise AssertionError("the Romanian observation layout no longer is card blocks, features, unseen, extras")
+
+        def pieces(width: int) -> list[int]:
+            count = -(-width // MASK_BITS)
+            return [width // count + (i < width % count) for i in range(count)]
+
+        features = pieces(lay["unseen"].start - lay["leader"].start)
+        extras = pieces(self.observation_size - lay["unseen"].stop)
+        num_cards = lay["leader"].start // 52
+        self._block_unpacker = BlockUnpacker([52] * num_cards + features + [52] + extras, self.num_envs, self._unpacker)
+        self._zeros_before = torch.zeros((self.num_envs, len(features)), dtype=torch.int64, device=self.device)
+        self._zeros_after = torch.zeros((self.num_envs, len(extras)), dtype=torch.int64, device=self.device)
 
     # ------------------------------------------------------------------ seats and sides
     def side_of(self, seats: torch.Tensor) -> torch.Tensor:
@@ -198,29 +197,11 @@ class VectorRomanianWhist(VectorWhistEnv):
             out = self._outputs()
         return out
 
-    def _read_deals(self, options: Sequence[Mapping[str, Any] | None]) -> dict[int, tuple[list[int], int, int, int]]:
-        """Fixed deals read by the reference rules: game -> (hands per seat, dealer, turn-up or -1,
-        deal index)."""
-        if isinstance(options, Mapping) or len(options) != self.num_envs:
-            raise ValueError(f"reset options must be a sequence of {self.num_envs} deals (None for a random deal)")
-        seat = {a: s for s, a in enumerate(self.agents)}
-        fixed = {}
-        for game, deal in enumerate(options):
-            if deal is None:
-                continue
-            try:
-                deal = dict(deal)
-                if deal.get("hands") is not None:
-                    deal["hands"] = {seat[a]: list(cards) for a, cards in deal["hands"].items()}
-                if deal.get("dealer") is not None:
-                    deal["dealer"] = seat[deal["dealer"]]
-                # the reference deals it: what the deal leaves out is drawn as it draws it
-                self.rules.reset(np.random.default_rng(int(torch.randint(1 << 62, (1,), generator=self.generator, device=self.device))), deal)
-            except (KeyError, ValueError) as error:
-                raise ValueError(f"game {game}: invalid deal: {error}") from None
-            turn_up = -1 if self.rules.turn_up is None else self.rules.turn_up
-            fixed[game] = (list(self.rules.hands), self.rules.dealer, turn_up, self.rules.deal_index)
-        return fixed
+    def _dealt_by_rules(self) -> tuple[list[int], int, int, int]:
+        """(hands per seat, dealer, turn-up or -1, deal index) of the deal the reference just made
+        (what a fixed deal leaves out drawn as it draws it)."""
+        turn_up = -1 if self.rules.turn_up is None else self.rules.turn_up
+        return list(self.rules.hands), self.rules.dealer, turn_up, self.rules.deal_index
 
     def _start_episodes(self, games: torch.Tensor) -> None:
         """New episodes in ``games``: scores, counters and streaks at 0; the first deal's index j
@@ -369,8 +350,7 @@ class VectorRomanianWhist(VectorWhistEnv):
     def observe(self) -> torch.Tensor:
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
-        the player to act is relative seat 0 (each seat is its own side). A view of a row buffer
-        padded to whole 13-float chunks."""
+        the player to act is relative seat 0 (each seat is its own side)."""
         return self._observation(self.current_player)
 
     def _observation(self, seat: torch.Tensor) -> torch.Tensor:
@@ -384,14 +364,9 @@ class VectorRomanianWhist(VectorWhistEnv):
         turn_up = card_bits(self.turn_up)[:, None]
         seen = hand.squeeze(1) | turn_up.squeeze(1) | self.played.sum(dim=1)  # distinct bits: the sum is the union
         unseen = self._deck_mask & ~seen
-        # one table look-up writes the card blocks, zeros over the features, the unseen block
-        # (shifted to its unaligned start) and zeros over the extras
-        unpacker = self._unpacker
-        blocks = unpacker.chunks(torch.cat([hand, played, trick, turn_up], dim=1), 52)
-        shifted = torch.bitwise_right_shift(torch.bitwise_left_shift(unseen, self._unseen_shift)[:, None], self._unseen_shifts) & unpacker._low
-        chunks = torch.cat([blocks, self._zeros_before.expand(b, -1), shifted, self._zeros_after.expand(b, -1)], dim=1)
-        buffer = torch.empty((b, self._padded_size), dtype=torch.float32, device=self.device)
-        unpacker.unpack(chunks, unpacker.floats, out=buffer)
+        # one table look-up writes the card blocks, zeros over the features, the unseen block and
+        # zeros over the extras
+        out = self._block_unpacker.unpack(torch.cat([hand, played, trick, turn_up, self._zeros_before, unseen[:, None], self._zeros_after], dim=1))
 
         # every one-hot entry (the bids' too) by one scatter: its slot plus the entry's offset
         bids = self.bids.gather(1, order)
@@ -404,9 +379,8 @@ class VectorRomanianWhist(VectorWhistEnv):
             ],
             dim=1,
         )
-        buffer.scatter_(1, slots + self._hot_offsets, self._hot_ones)  # a source tensor: much faster than a scalar
-        buffer[:, self._current_player_entry] = 1.0  # the observer is the player to act
-        out = buffer[:, : self.observation_size]
+        out.scatter_(1, slots + self._hot_offsets, self._hot_ones)  # a source tensor: much faster than a scalar
+        out[:, self._current_player_entry] = 1.0  # the observer is the player to act
 
         # tricks_won, tricks_by_side (each seat is its own side), scores, games_won,
         # hand_in_game, trick_number: one contiguous run; ratios by a power of two are exact in
