@@ -541,6 +541,7 @@ class VectorWhistEnv:
         rewards: torch.Tensor,
         joint: torch.Tensor | None = None,
         annulled: torch.Tensor | None = None,
+        drawn: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Episode and match progression after the hands that ended, as the reference's
         ``_finish_hand`` does it (RULES.md §1.9): the episode's end and winners, games won,
@@ -556,6 +557,8 @@ class VectorWhistEnv:
                 winning), or ``None``.
             annulled: ``bool [B]``, hands annulled by a revoke (no episode end in hand mode, the
                 same dealer and hand of the game), or ``None``.
+            drawn: ``bool [B]``, games that end now with no winner (every side tied for the best
+                total: a draw, as the reference's empty list of joint winners), or ``None``.
         Returns:
             ``bool [B]``: the games whose episode ended or was truncated; they are reset.
         """
@@ -578,6 +581,8 @@ class VectorWhistEnv:
             game_over = hand_end
         else:
             has_joint = joint.any(dim=1)
+            if drawn is not None:
+                has_joint = has_joint | (drawn & hand_over)
             self.games_won = self.games_won + (joint | single).to(torch.int64)
             won = (self.games_won * single).sum(dim=1)
             game_over = has_joint | ((winner >= 0) & (won >= self._games_to_win()))
