@@ -15,6 +15,7 @@ over tensors.
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -30,6 +31,12 @@ from whist_env.vector.base import TrickTables, VectorWhistEnv, card_bits, unpack
 _FULL_DECK = (1 << NUM_STANDARD_CARDS) - 1
 
 
+def _bits(cards: torch.Tensor) -> torch.Tensor:
+    """Bitmask of each card id (0 … 51), 0 for -1 (no card): ``int64``, ``cards``' shape (two
+    shifts, cheaper than :func:`~whist_env.vector.base.card_bits`'s test and select)."""
+    return torch.bitwise_right_shift(torch.bitwise_left_shift(1, cards + 1), 1)
+
+
 class VectorGermanWhist(VectorWhistEnv):
     """B games of German Whist stepped at once (RULES.md §4).
 
@@ -40,9 +47,11 @@ class VectorGermanWhist(VectorWhistEnv):
 
     State added to the base class's (``int64`` tensors on :attr:`device`):
 
-    * ``stock`` ``[B, 26]``: the stock as dealt, card ids, top first; ``stock_left`` ``[B]``: the
-      cards still in it (26 down to 0 by twos), so its face-up top is ``stock[26 - stock_left]``;
-      ``stock_mask`` ``[B]``: the bitmask of the cards still in it;
+    * ``stock`` ``[B, 28]``: the stock as dealt, 26 card ids top first, then two -1 (no card: what
+      lies past the last card); ``stock_left`` ``[B]``: the cards still in it (26 down to 0 by
+      twos), so its face-up top is ``stock[26 - stock_left]``; ``stock_top`` ``[B]``: the bitmask
+      of that face-up card (0 once the stock is empty); ``stock_mask`` ``[B]``: the bitmask of the
+      cards still in it;
     * ``known`` ``[B, 2]``: per seat, the face-up stock cards it took and still holds (public);
     * ``stock_tricks_won`` ``[B, 2]``: phase-1 tricks per seat (``tricks_won`` counts phase 2 only);
     * ``trump`` ``[B]``: the suit of the first face-up stock card, trump for the whole hand.
@@ -76,29 +85,16 @@ class VectorGermanWhist(VectorWhistEnv):
         self.observation_size = encoder.size
         #: name -> slice of :meth:`state`, shared with ``raw_env.state_layout()``
         self.state_layout: dict[str, slice] = dict(encoder.state_layout)
-        lay = self.layout
-        blocks = ("hand", "played", "trick", "stock_top", "opponent_known")
-        if [name for name in lay][: len(blocks) + 1] != [*blocks, "leader"] or lay["unseen"].stop != lay["stock_size"].start:
-            raise AssertionError("the German Whist observation layout is no longer card blocks, features, unseen, extras")
-        self._cards_end = lay["leader"].start
-        self._features = lay["unseen"].start - self._cards_end
-        self._one_hots = lay["tricks_won"].start - self._cards_end  # leader, current player, dealer, trump, phase
-        self._numbers = lay["led_suit"].start - lay["tricks_won"].start  # tricks_won ... voids
-        self._score_scale = self.rules.score_scale()
+        self._build_bit_layout()
         self._phase_stock = self.rules.PHASES.index(STOCK)
         self._phase_play = self.rules.PHASES.index(PLAY)
         self._leads_first = 0 if self.options.first_leader == "dealer" else 1  # seats after the dealer (§4.3)
-        #: entry k: k / 13 and k / 26 as the reference rounds them (a Python float cast to float32)
-        self._thirteenths = torch.tensor([k / 13 for k in range(27)], dtype=torch.float32, device=dev)
-        self._per_stock = torch.tensor([k / STOCK_SIZE for k in range(STOCK_SIZE + 1)], dtype=torch.float32, device=dev)
-        self._per_trick = torch.tensor([k / self.rules.tricks_per_hand() for k in range(27)], dtype=torch.float32, device=dev)
-        #: row k: the four suit flags (C, D, H, S) of the 4-bit suit mask k
-        self._suit_rows = unpack_bits(torch.arange(16, device=dev), 4, torch.float32).contiguous()
         self._stock_positions = torch.arange(STOCK_SIZE, device=dev)
         b = num_envs
-        self.stock = torch.zeros((b, STOCK_SIZE), dtype=torch.int64, device=dev)
+        self.stock = torch.full((b, STOCK_SIZE + 2), -1, dtype=torch.int64, device=dev)
         self.stock_left = torch.zeros(b, dtype=torch.int64, device=dev)
         self.stock_mask = torch.zeros(b, dtype=torch.int64, device=dev)
+        self.stock_top = torch.zeros(b, dtype=torch.int64, device=dev)
         self.known = torch.zeros((b, 2), dtype=torch.int64, device=dev)
         self.stock_tricks_won = torch.zeros((b, 2), dtype=torch.int64, device=dev)
         self.trump = torch.zeros(b, dtype=torch.int64, device=dev)
@@ -106,6 +102,56 @@ class VectorGermanWhist(VectorWhistEnv):
     def side_of(self, seats: torch.Tensor) -> torch.Tensor:
         """Each player is a side of its own (RULES.md §4.1)."""
         return seats
+
+    def _build_bit_layout(self) -> None:
+        """Tables of :meth:`_observation`, from the reference's layout.
+
+        Each 0/1 entry of the observation is a bit of a per-game bit string as long as the
+        vector: for each card block (hand, played ×2, trick ×2, stock top, the opponent's known
+        cards, unseen), the voids and each one-hot feature, the word (64 entries) it starts in and
+        its shift there (a card block may spill into the next word). The vector is a whole number
+        of bytes (8 entries), each one row of a byte table. The other features are integers over
+        a divisor: their columns and divisors.
+        """
+        lay, dev = self.layout, self.device
+        size = self.observation_size
+        names = list(lay)
+        one_hots = ("leader", "current_player", "dealer", "trump", "phase", "led_suit")
+        numbers = ["tricks_won", "tricks_by_side", "scores", "games_won", "hand_in_game", "trick_number"]
+        fits = (
+            sys.byteorder == "little"  # the bit strings are read as bytes, low byte first
+            and size % 8 == 0
+            and names[names.index("tricks_won") : names.index("trick_number") + 1] == numbers
+            and names[-2:] == ["stock_size", "stock_tricks_won"]
+            and all(lay[name].start // 64 == (lay[name].stop - 1) // 64 for name in (*one_hots, "voids"))
+        )
+        if not fits:
+            raise AssertionError("the German Whist observation layout no longer fits the batched encoding")
+        blocks = ("hand", "played", "trick", "stock_top", "opponent_known", "unseen")
+        starts = [start for name in blocks for start in range(lay[name].start, lay[name].stop, NUM_STANDARD_CARDS)]
+        voids = [lay["voids"].start + 4 * r for r in range(self.NUM_PLAYERS)]
+        hots = [lay[name].start for name in one_hots]
+        self._words = (size + 63) // 64
+        words = [s // 64 for s in starts] + [min(s // 64 + 1, self._words - 1) for s in starts] + [s // 64 for s in voids + hots]
+
+        def tensor(values: list[Any], dtype: torch.dtype = torch.int64) -> torch.Tensor:
+            return torch.tensor(values, dtype=dtype, device=dev)
+
+        self._bit_words = tensor(words)[None, :]
+        self._block_shift = tensor([s % 64 for s in starts])
+        self._block_spill = 64 - self._block_shift
+        self._void_shift = tensor([s % 64 for s in voids])
+        self._hot_shift = tensor([s % 64 for s in hots])
+        self._byte_floats = unpack_bits(torch.arange(256, device=dev), 8, torch.float32).contiguous()
+        # per-seat state gathered by relative seat: 9 tensors of [B, 2] side by side (see _observation)
+        self._by_seat = tensor([[2 * k + (r + s) % 2 for k in range(9) for r in range(2)] for s in range(2)])[:, None, :]
+        self._numbers = slice(lay["tricks_won"].start, lay["trick_number"].stop)
+        self._extras = slice(lay["stock_size"].start, size)
+        # divisors of tricks_won, tricks_by_side, scores (then clipped), games_won, hand_in_game,
+        # trick_number, stock_size, stock_tricks_won (envs/encoding.py)
+        hand, scale, tricks = float(self.HAND_SIZE), self.rules.score_scale(), float(self.rules.tricks_per_hand())
+        self._divisors = tensor([hand] * 4 + [scale] * 2 + [1.0] * 2 + [16.0, tricks, float(STOCK_SIZE), 13.0, 13.0], torch.float64)
+        self._score_columns = slice(4, 6)
 
     # ------------------------------------------------------------------ deals (RULES.md §4.2)
     def _deal(self, games: torch.Tensor) -> None:
@@ -124,7 +170,8 @@ class VectorGermanWhist(VectorWhistEnv):
         non-dealer with ``first_leader="non_dealer"`` (§4.3)."""
         self.hands[games] = hands
         self.dealt[games] = hands
-        self.stock[games] = stock
+        self.stock[games, :STOCK_SIZE] = stock
+        self.stock_top[games] = card_bits(stock[:, 0])
         self.stock_left[games] = STOCK_SIZE
         self.stock_mask[games] = card_bits(stock).sum(dim=1)
         self.known[games] = 0
@@ -181,7 +228,7 @@ class VectorGermanWhist(VectorWhistEnv):
         return {
             "hands": {agent: mask_to_str(dealt[s]) for s, agent in enumerate(self.agents)},
             "dealer": self.agents[int(self.dealer[game])],
-            "stock": [card_to_str(c) for c in self.stock[game].tolist()],
+            "stock": [card_to_str(c) for c in self.stock[game, :STOCK_SIZE].tolist()],
         }
 
     # ------------------------------------------------------------------ play (RULES.md §4.3, §4.4)
@@ -191,22 +238,26 @@ class VectorGermanWhist(VectorWhistEnv):
 
     def _apply(self, actions: torch.Tensor) -> torch.Tensor:
         """Play the cards; after a phase-1 trick, the stock draws (§4.3): the winner takes the
-        face-up card, the loser the next one, face down; the trick counts for cards only."""
+        face-up card, the loser the next one, face down, and the card under it is turned; the
+        trick counts for cards only."""
         in_stock = self.stock_left > 0
         hand_over = self._play_cards(actions)
         drawn = in_stock & (self.trick_size == 0)  # a phase-1 trick was completed
+        if not bool(drawn.any()):
+            return hand_over
         winner = (self.leader[:, None] == self._seats) & drawn[:, None]  # [B, 2]
-        loser = ~winner & drawn[:, None]
-        counted = winner.to(torch.int64)
+        counted = winner.to(torch.int64)  # _play_cards counted the trick in tricks_won: phase 2's only
         self.tricks_won -= counted
         self.stock_tricks_won += counted
+        # the face-down card and the next face-up one: stock[top + 1] and stock[top + 2] (-1 past the end)
         top = STOCK_SIZE - self.stock_left
-        face_up = card_bits(self.stock.gather(1, top.clamp(max=STOCK_SIZE - 2)[:, None]))  # [B, 1]
-        face_down = card_bits(self.stock.gather(1, (top + 1).clamp(max=STOCK_SIZE - 1)[:, None]))
-        taken = torch.where(winner, face_up, 0)
-        self.hands |= taken | torch.where(loser, face_down, 0)
+        following = self.stock.gather(1, torch.stack([top + 1, top + 2], dim=1))
+        face_down, turned = _bits(following).unbind(1)
+        taken = torch.where(winner, self.stock_top[:, None], 0)
+        self.hands |= taken | torch.where(drawn[:, None] & ~winner, face_down[:, None], 0)
         self.known |= taken
-        self.stock_mask &= ~torch.where(drawn, face_up.squeeze(1) | face_down.squeeze(1), 0)
+        self.stock_mask = torch.where(drawn, self.stock_mask & ~(self.stock_top | face_down), self.stock_mask)
+        self.stock_top = torch.where(drawn, turned, self.stock_top)
         self.stock_left -= 2 * drawn.to(torch.int64)
         return hand_over
 
@@ -236,11 +287,6 @@ class VectorGermanWhist(VectorWhistEnv):
         return self._finish_hands(hand_over, points, game_winner, rewards)
 
     # ------------------------------------------------------------------ observation (envs/encoding.py)
-    def _stock_top(self) -> torch.Tensor:
-        """Bitmask of the face-up stock card (0 once the stock is empty): ``int64 [B]``."""
-        top = self.stock.gather(1, (STOCK_SIZE - self.stock_left).clamp(max=STOCK_SIZE - 1)[:, None]).squeeze(1)
-        return torch.where(self.stock_left > 0, card_bits(top), 0)
-
     def observe(self) -> torch.Tensor:
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
@@ -248,53 +294,62 @@ class VectorGermanWhist(VectorWhistEnv):
         return self._observation(self.current_player)
 
     def _observation(self, seat: torch.Tensor) -> torch.Tensor:
-        b, n = self.num_envs, self.NUM_PLAYERS
-        lay = self.layout
-        order = (seat[:, None] + self._seats) % n  # [B, 2]: the observer, then its opponent
-        hand = self.hands.gather(1, seat[:, None])
-        played = self.played.gather(1, order)
-        trick = card_bits(self.trick_cards.gather(1, order))
-        top = self._stock_top()[:, None]
-        opponent_known = self.known.gather(1, order[:, 1:])
-        seen = hand | played[:, :1] | played[:, 1:] | top | opponent_known
-        unseen = _FULL_DECK & ~seen
-        # every card block in 13-bit chunks through one table look-up
-        unpacker = self._unpacker
-        chunks = unpacker.chunks(torch.cat([hand, played, trick, top, opponent_known, unseen], dim=1), NUM_STANDARD_CARDS)
-        cards = unpacker.unpack(chunks, unpacker.floats)  # [B, 8 * 52]
+        """The observation of ``seat`` (``int64 [B]``) in every game.
 
-        features = torch.zeros((b, self._features), dtype=torch.float32, device=self.device)
-        start = self._cards_end
+        Every 0/1 entry (the card blocks, the one-hot features, the voids) is first set as one bit
+        of a bit string per game, the whole vector long; one byte-table look-up turns the bit
+        strings into the float32 vector, zeros included; the other features are written after.
+        """
+        b = self.num_envs
+        # every per-seat state by relative seat in one gather: rel[:, 2k + r] is the k-th tensor's
+        # entry for relative seat r (0 the observer, 1 its opponent)
+        per_seat = torch.cat(
+            [self.hands, self.played, self.trick_cards, self.known, self.shown_out, self.tricks_won,
+             self.scores, self.games_won, self.stock_tricks_won],
+            dim=1,
+        )
+        rel = per_seat.gather(1, torch.where(seat[:, None] == 0, self._by_seat[0], self._by_seat[1]))
+        hand, played, trick, opponent_known = rel[:, 0:1], rel[:, 2:4], rel[:, 4:6], rel[:, 7:8]
+        top = self.stock_top[:, None]
+        trick = _bits(trick)
+        unseen = _FULL_DECK ^ (hand | played[:, :1] | played[:, 1:] | top | opponent_known)
+        blocks = torch.cat([hand, played, trick, top, opponent_known, unseen], dim=1)  # [B, 8]
         hot = torch.stack(
             [
-                lay["leader"].start - start + (self.leader - seat) % n,
-                lay["current_player"].start - start + (self.current_player - seat) % n,
-                lay["dealer"].start - start + (self.dealer - seat) % n,
-                lay["trump"].start - start + self.trump,
-                lay["phase"].start - start + torch.where(self.stock_left > 0, self._phase_stock, self._phase_play),
-                lay["led_suit"].start - start + torch.where(self.led >= 0, self.led, 4),
+                self.leader ^ seat,  # relative seats of two players
+                self.current_player ^ seat,
+                self.dealer ^ seat,
+                self.trump,
+                torch.where(self.stock_left > 0, self._phase_stock, self._phase_play),
+                torch.where(self.led >= 0, self.led, 4),
             ],
             dim=1,
         )
-        features.scatter_(1, hot, 1.0)
-        # sides are seats: tricks_by_side repeats tricks_won; ratios rounded as the reference's Python floats
-        tricks = self._thirteenths[self.tricks_won.gather(1, order)]
-        scores = (self.scores.gather(1, order).to(torch.float64) / self._score_scale).clamp(-SCORE_CLIP, SCORE_CLIP)
-        numbers = torch.cat(
+        bits = torch.cat(
             [
-                tricks,
-                tricks,
-                scores.to(torch.float32),
-                self.games_won.gather(1, order).to(torch.float32),
-                (self.hand_in_game.to(torch.float64) / 16.0).to(torch.float32)[:, None],
-                self._per_trick[self.trick_number][:, None],
-                self._suit_rows[self.shown_out.gather(1, order)].view(b, 4 * n),
+                torch.bitwise_left_shift(blocks, self._block_shift),
+                torch.bitwise_right_shift(blocks, self._block_spill),  # the part past the block's first word
+                torch.bitwise_left_shift(rel[:, 8:10], self._void_shift),
+                torch.bitwise_left_shift(1, hot + self._hot_shift),
             ],
             dim=1,
         )
-        features[:, self._one_hots : self._one_hots + self._numbers] = numbers
-        extras = torch.cat([self._per_stock[self.stock_left][:, None], self._thirteenths[self.stock_tricks_won.gather(1, order)]], dim=1)
-        return torch.cat([cards[:, :start], features, cards[:, start:], extras], dim=1)
+        words = torch.zeros((b, self._words), dtype=torch.int64, device=self.device)
+        words.scatter_add_(1, self._bit_words.expand(b, -1), bits)  # the bits are disjoint: the sum is the union
+        as_bytes = words.view(torch.uint8)[:, : self.observation_size // 8].to(torch.int32).view(-1)
+        out = torch.empty((b, self.observation_size), dtype=torch.float32, device=self.device)
+        torch.index_select(self._byte_floats, 0, as_bytes, out=out.view(-1, 8))
+
+        # the other features, as the reference computes them: integers over a divisor in float64,
+        # clipped (scores only), rounded once to float32; tricks_by_side repeats tricks_won (sides are seats)
+        counts = torch.cat([rel[:, 10:12], rel[:, 10:16], self.hand_in_game[:, None], self.trick_number[:, None],
+                            self.stock_left[:, None], rel[:, 16:18]], dim=1)
+        numbers = counts.to(torch.float64) / self._divisors
+        numbers[:, self._score_columns].clamp_(-SCORE_CLIP, SCORE_CLIP)
+        numbers = numbers.to(torch.float32)
+        out[:, self._numbers] = numbers[:, : self._numbers.stop - self._numbers.start]
+        out[:, self._extras] = numbers[:, self._numbers.stop - self._numbers.start :]
+        return out
 
     def state(self) -> torch.Tensor:
         """The privileged global state of every game, for centralised critics only: ``float32
@@ -302,9 +357,7 @@ class VectorGermanWhist(VectorWhistEnv):
         of the player to act, both hands by relative seat (``hands``, 2×52), the stock with its
         face-up top (``stock``) and the card under the top (``stock_next``)."""
         order = (self.current_player[:, None] + self._seats) % self.NUM_PLAYERS
-        top = STOCK_SIZE - self.stock_left
-        under = self.stock.gather(1, (top + 1).clamp(max=STOCK_SIZE - 1)[:, None]).squeeze(1)
-        stock_next = torch.where(self.stock_left > 1, card_bits(under), 0)
+        stock_next = _bits(self.stock.gather(1, (STOCK_SIZE - self.stock_left + 1)[:, None]).squeeze(1))
         masks = torch.cat([self.hands.gather(1, order), self.stock_mask[:, None], stock_next[:, None]], dim=1)
         cards = unpack_bits(masks, NUM_STANDARD_CARDS, torch.float32).reshape(self.num_envs, -1)
         return torch.cat([self.observe(), cards], dim=1)
