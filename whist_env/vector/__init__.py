@@ -23,12 +23,14 @@ import torch
 from whist_env.vector.base import VectorWhistEnv
 from whist_env.vector.classic import VectorClassicWhist
 from whist_env.vector.cutthroat import VectorCutthroatWhist
+from whist_env.vector.german import VectorGermanWhist
 from whist_env.vector.romanian import VectorRomanianWhist
 
 #: Game name -> batched environment class, for the games the batched engine plays.
 GAMES: dict[str, type[VectorWhistEnv]] = {
     "classic_whist": VectorClassicWhist,
     "cutthroat_whist": VectorCutthroatWhist,
+    "german_whist": VectorGermanWhist,
     "romanian_whist": VectorRomanianWhist,
 }
 
@@ -53,4 +55,12 @@ def make(game: str, num_envs: int, device: str | torch.device = "cpu", seed: int
     return GAMES[game](num_envs, device=device, seed=seed, **options)
 
 
-__all__ = ["GAMES", "VectorClassicWhist", "VectorCutthroatWhist", "VectorRomanianWhist", "VectorWhistEnv", "make"]
+__all__ = [
+    "GAMES",
+    "VectorClassicWhist",
+    "VectorCutthroatWhist",
+    "VectorGermanWhist",
+    "VectorRomanianWhist",
+    "VectorWhistEnv",
+    "make",
+]
