@@ -43,7 +43,7 @@ from whist_env.rules.bid_whist import (
     bid_rank,
     contract_context,
 )
-from whist_env.vector.base import ChunkTable, TrickTables, VectorWhistEnv, card_bits, unpack_bits
+from whist_env.vector.base import ChunkTable, TrickTables, VectorWhistEnv, card_bits
 
 #: Calls of the auction: pass, then the bids of levels 1..7 in (uptown, downtown, notrump) order.
 _NUM_CALLS = DECLARE_BASE - PASS
@@ -108,6 +108,7 @@ class VectorBidWhist(VectorWhistEnv):
         )
         self._no_super = self.tables.super_mask == 0
         self._deck = FULL_DECK_54 if opts.kitty else FULL_DECK_52
+        self._deck_54 = FULL_DECK_54
         self._deck_cards = tensor([c for c in range(NUM_CARDS_WITH_JOKERS) if self._deck >> c & 1])
 
         # the auction (§6.5): the rank of every bid, and the non-card actions legal in each
@@ -148,8 +149,22 @@ class VectorBidWhist(VectorWhistEnv):
         self._phases = {p: i for i, p in enumerate(self.rules.PHASES)}
         self._tricks_per_hand = float(self.rules.tricks_per_hand())
         self._chunker = ChunkTable(_CHUNK, dev)
-        #: row k: the four suit flags (C, D, H, S) of the 4-bit suit mask k
-        self._suit_rows = unpack_bits(torch.arange(16, device=dev), 4, torch.float32).contiguous()
+        # The observation is written by one look-up of 9-bit chunks: the card blocks (54 bits, six
+        # chunks each), then the rest of the vector as a bit string of 54-bit words (one-hot
+        # features, voids and the unseen block as bits; the numeric features as 0, written after),
+        # into rows padded to whole chunks (:meth:`_observation`).
+        lay = self.layout
+        self._cards_end = lay["leader"].start
+        self._padded_size = -(-self.observation_size // _CHUNK) * _CHUNK
+        rest = self._padded_size - self._cards_end
+        self._rest_words = -(-rest // NUM_CARDS_WITH_JOKERS)
+        self._num_chunks = self._padded_size // _CHUNK
+        numeric = ("tricks_won", "tricks_by_side", "scores", "games_won", "hand_in_game", "trick_number")
+        self._numeric = slice(lay[numeric[0]].start, lay[numeric[-1]].stop)
+        spans = [(lay[a].stop, lay[b].start) for a, b in zip(numeric, numeric[1:])]
+        card_blocks = self._cards_end // NUM_CARDS_WITH_JOKERS
+        if self._cards_end % NUM_CARDS_WITH_JOKERS or card_blocks != 11 or any(a != b for a, b in spans):
+            raise AssertionError("the Bid Whist observation layout no longer has 11 card blocks first and its numeric features together")
 
         def zeros(*shape):
             return torch.zeros(shape, dtype=torch.int64, device=dev)
@@ -384,33 +399,35 @@ class VectorBidWhist(VectorWhistEnv):
         the player to act is relative seat 0, sides so that its side is first."""
         return self._observation(self.current_player)
 
+    def _place(self, words: torch.Tensor, value: torch.Tensor, start: int, width: int) -> None:
+        """OR ``value`` (``int64 [B]``, ``width`` bits) into the bit string ``words`` (``int64
+        [B, W]``, 54 bits a word) at observation entry ``start`` (after the card blocks)."""
+        word, shift = divmod(start - self._cards_end, NUM_CARDS_WITH_JOKERS)
+        words[:, word] |= torch.bitwise_left_shift(value, shift) & self._deck_54
+        if shift + width > NUM_CARDS_WITH_JOKERS:
+            words[:, word + 1] |= torch.bitwise_right_shift(value, NUM_CARDS_WITH_JOKERS - shift)
+
     def _observation(self, seat: torch.Tensor) -> torch.Tensor:
+        """The observation of ``seat`` (``int64 [B]``) in every game: ``float32 [B, D]``, a view
+        of rows padded to whole 9-bit chunks (row stride ``D`` rounded up to a multiple of 9)."""
         b, n = self.num_envs, self.NUM_PLAYERS
         lay = self.layout
-        phases = self._phases
         order = (seat[:, None] + self._seats) % n  # [B, N]: absolute seat of each relative seat
         hand = self.hands.gather(1, seat[:, None])
         played = self.played.gather(1, order)
         trick = card_bits(self.trick_cards.gather(1, order))
-        after_auction = self.phase != phases[AUCTION]
+        after_auction = self.phase != self._phases[AUCTION]
         is_declarer = seat == self.declarer
-        kitty_seen = after_auction & is_declarer if not self.options.sport_kitty else after_auction
-        kitty = torch.where(kitty_seen, self.kitty, 0)[:, None]
-        discards = torch.where(is_declarer, self.discards, 0)[:, None]
-        seen = hand.squeeze(1) | kitty.squeeze(1) | discards.squeeze(1)
+        kitty_seen = after_auction if self.options.sport_kitty else after_auction & is_declarer
+        kitty = torch.where(kitty_seen, self.kitty, 0)
+        discards = torch.where(is_declarer, self.discards, 0)
+        seen = hand.squeeze(1) | kitty | discards
         for p in range(n):
             seen = seen | self.played[:, p]
-        unseen = (self._deck & ~seen)[:, None]
-        chunker = self._chunker
-        chunks = chunker.chunks(torch.cat([hand, played, trick, kitty, discards, unseen], dim=1), NUM_CARDS_WITH_JOKERS)
-        bits = chunker.unpack(chunks, chunker.floats)  # [B, 12 × 54]
-        out = torch.zeros((b, self.observation_size), dtype=torch.float32, device=self.device)
-        cards_end = lay["leader"].start
-        out[:, :cards_end] = bits[:, :cards_end]
-        out[:, lay["unseen"]] = bits[:, cards_end:]
 
-        # one-hot features: one position each, set with a single scatter (0 where a feature is unset)
-        in_contract = after_auction & (self.declarer >= 0)
+        # the rest of the vector as bits: one-hot features (0 where a feature is unset), voids, unseen
+        words = torch.zeros((b, self._rest_words), dtype=torch.int64, device=self.device)
+        in_contract = (after_auction & (self.declarer >= 0)).to(torch.int64)
         bid = (self.high_bid - BID_BASE).clamp(min=0)
         calls = self.calls.gather(1, order)
         hot = torch.cat(
@@ -433,26 +450,38 @@ class VectorBidWhist(VectorWhistEnv):
                 lay["calls"].start + (_NUM_CALLS + 1) * self._seats + calls,
             ],
             dim=1,
-        )
-        on = torch.ones((b, hot.shape[1]), dtype=torch.float32, device=self.device)
-        on[:, 6:9] = in_contract[:, None].to(torch.float32)
-        on[:, 8] *= (self.direction >= 0).to(torch.float32)
-        on[:, 9] = in_contract.to(torch.float32)
-        out.scatter_(1, hot, on)
+        ) - self._cards_end
+        on = torch.ones_like(hot)
+        on[:, 6:8] = in_contract[:, None]
+        on[:, 8] = in_contract & (self.direction >= 0)
+        on[:, 9] = in_contract
+        words.scatter_add_(1, hot // NUM_CARDS_WITH_JOKERS, torch.bitwise_left_shift(on, hot % NUM_CARDS_WITH_JOKERS))  # distinct bits
+        shown = self.shown_out.gather(1, order)
+        voids = shown[:, 0] | (shown[:, 1] << 4) | (shown[:, 2] << 8) | (shown[:, 3] << 12)
+        self._place(words, voids, lay["voids"].start, 4 * n)
+        self._place(words, self._deck & ~seen, lay["unseen"].start, NUM_CARDS_WITH_JOKERS)
 
-        # ratios are computed in float64 and rounded once, as the reference's Python floats are
+        masks = torch.cat([hand, played, trick, kitty[:, None], discards[:, None], words], dim=1)
+        chunker = self._chunker
+        chunks = chunker.chunks(masks, NUM_CARDS_WITH_JOKERS)[:, : self._num_chunks]
+        padded = torch.empty((b, self._padded_size), dtype=torch.float32, device=self.device)
+        chunker.unpack(chunks, chunker.floats, out=padded)
+        out = padded[:, : self.observation_size]
+
+        # the numeric features, computed in float64 and rounded once, as the reference's Python floats are
         tricks = self.tricks_won.gather(1, order).to(torch.float64)
-        out[:, lay["tricks_won"]] = (tricks / self.HAND_SIZE).to(torch.float32)
         side_order = (self.side_of(seat)[:, None] + self._seats[: self.NUM_SIDES]) % self.NUM_SIDES
         by_side = torch.stack([tricks[:, 0] + tricks[:, 2], tricks[:, 1] + tricks[:, 3]], dim=1)  # the observer's side first
-        out[:, lay["tricks_by_side"]] = (by_side / self.HAND_SIZE).to(torch.float32)
         scores = self.scores.gather(1, side_order).to(torch.float64) / self._score_scale
-        out[:, lay["scores"]] = scores.clamp(-SCORE_CLIP, SCORE_CLIP).to(torch.float32)
-        out[:, lay["games_won"]] = self.games_won.gather(1, side_order).to(torch.float32)
-        out[:, lay["hand_in_game"]] = (self.hand_in_game.to(torch.float64) / 16.0).to(torch.float32)[:, None]
-        out[:, lay["trick_number"]] = (self.trick_number.to(torch.float64) / self._tricks_per_hand).to(torch.float32)[:, None]
-        shown = self._suit_rows.index_select(0, self.shown_out.gather(1, order).reshape(-1))
-        out[:, lay["voids"]] = shown.view(b, 4 * n)
+        numeric = [
+            tricks / self.HAND_SIZE,
+            by_side / self.HAND_SIZE,
+            scores.clamp(-SCORE_CLIP, SCORE_CLIP),
+            self.games_won.gather(1, side_order).to(torch.float64),
+            self.hand_in_game.to(torch.float64)[:, None] / 16.0,
+            self.trick_number.to(torch.float64)[:, None] / self._tricks_per_hand,
+        ]
+        out[:, self._numeric] = torch.cat(numeric, dim=1).to(torch.float32)
         return out
 
     def state(self) -> torch.Tensor:
