@@ -239,6 +239,19 @@ def test_fixed_deals_replay_in_both_engines():
     assert counts["hands"] == 8
 
 
+def _scripted(options: dict, deal: dict, script: list[str], random_steps: int, num_envs: int = 4):
+    """A batch of ``num_envs`` games of ``deal`` after ``script`` (action labels, every game)
+    and ``random_steps`` random legal actions."""
+    env = vector.make("bid_whist", num_envs, seed=4, **options)
+    env.reset(options=[deal] * num_envs)
+    for label in script:
+        env.step(torch.full((num_envs,), env.rules.action_id(label)))
+    generator = torch.Generator().manual_seed(4)
+    for _ in range(random_steps):
+        env.step(torch.multinomial(env.action_mask().float(), 1, generator=generator).squeeze(1))
+    return env
+
+
 @pytest.mark.parametrize(
     ("options", "deal", "script", "points"),
     [
@@ -251,14 +264,39 @@ def test_boston(options, deal, script, points):
     length = len(script) + (48 if options.get("kitty", True) else 52)
     counts = play_both(options, steps=length, seed=4, num_envs=4, deals=[deal] * 4, script=script, stagger=False)
     assert counts["boston"] == 4 and counts["hands"] == 4
-    env = vector.make("bid_whist", 4, seed=4, **options)
-    env.reset(options=[deal] * 4)
-    for label in script:
-        env.step(torch.full((4,), env.rules.action_id(label)))
-    generator = torch.Generator().manual_seed(4)
-    for _ in range(length - len(script)):
-        _obs, mask, _seat, _rewards, _done = env.step(torch.multinomial(env.action_mask().float(), 1, generator=generator).squeeze(1))
-    assert env.hand_points.tolist() == [points] * 4
+    assert _scripted(options, deal, script, length - len(script)).hand_points.tolist() == [points] * 4
+
+
+# dealer player_3; each player holds one joker or wild deuce (2D Big Deuce, 2S Little Deuce)
+SUITLESS_DEAL = {
+    "hands": {
+        "player_0": "3C 4C 5C 6C 7C 8C 9C TC JC QC KC 2S".split(),
+        "player_1": "AC 2H 3H 4H 5H 6H 7H 8H 9H TH JH JKB".split(),
+        "player_2": "2D 3D 4D 5D 6D 7D 8D 9D TD JD QD KD".split(),
+        "player_3": "AD QH KH AH 3S 4S 5S 6S 7S 8S 9S JKR".split(),
+    },
+    "dealer": "player_3",
+    "kitty": "2C TS JS QS KS AS".split(),
+}
+# a no-trump contract whose first trick is four suitless cards
+SUITLESS_SCRIPT = ["bid:4:notrump", "pass", "pass", "pass", "2C", "TS", "JS", "QS", "KS", "AS", "direction:uptown", "2S", "JKB", "2D", "JKR"]
+
+
+@pytest.mark.parametrize(
+    ("options", "winner"),
+    [
+        ({"deuces_wild": True}, 0),  # powerless: the leader keeps the trick
+        ({"deuces_wild": True, "jokers_high": True}, 3),  # super cards: the Big Joker (red)
+        ({"deuces_wild": True, "jokers_high": True, "big_joker": "black"}, 1),
+        ({"deuces_wild": True, "jokers_high": True, "deuces_over_jokers": True}, 2),  # the Big Deuce
+    ],
+)
+def test_a_trick_of_four_suitless_cards(options, winner):
+    counts = play_both(options, steps=len(SUITLESS_SCRIPT) + 8, seed=6, num_envs=4, deals=[SUITLESS_DEAL] * 4, script=SUITLESS_SCRIPT, stagger=False)
+    assert counts["decisions"] == 4 * (len(SUITLESS_SCRIPT) + 8)
+    env = _scripted(options, SUITLESS_DEAL, SUITLESS_SCRIPT, 0)
+    assert env.tricks_won.tolist() == [[int(seat == winner) for seat in range(4)]] * 4
+    assert env.leader.tolist() == [winner] * 4
 
 
 def test_broken_deal_names_the_game():

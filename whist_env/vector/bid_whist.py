@@ -159,6 +159,8 @@ class VectorBidWhist(VectorWhistEnv):
         rest = self._padded_size - self._cards_end
         self._rest_words = -(-rest // NUM_CARDS_WITH_JOKERS)
         self._num_chunks = self._padded_size // _CHUNK
+        self._word_of = torch.arange(rest, device=dev) // NUM_CARDS_WITH_JOKERS  # entry after the card blocks -> word, bit
+        self._bit_of = torch.arange(rest, device=dev) % NUM_CARDS_WITH_JOKERS
         numeric = ("tricks_won", "tricks_by_side", "scores", "games_won", "hand_in_game", "trick_number")
         self._numeric = slice(lay[numeric[0]].start, lay[numeric[-1]].stop)
         spans = [(lay[a].stop, lay[b].start) for a, b in zip(numeric, numeric[1:])]
@@ -303,7 +305,10 @@ class VectorBidWhist(VectorWhistEnv):
         (§6.5), the declarations (§6.6)."""
         phase = self.phase
         hand = self.hands.gather(1, self.current_player[:, None]).squeeze(1)
-        cards = torch.where(phase == self._phases[PLAY], self._legal_cards(), torch.where(phase == self._phases[DISCARD], hand, 0))
+        cards = torch.where(phase == self._phases[DISCARD], hand, 0)
+        play = phase == self._phases[PLAY]
+        if bool(play.any()):
+            cards = torch.where(play, self._legal_cards(), cards)
         chunker = self._chunker
         card_part = chunker.unpack(chunker.chunks(cards[:, None], NUM_CARDS_WITH_JOKERS), chunker.bools)
         return torch.cat([card_part, self._call_rows[self._call_row()]], dim=1)
@@ -320,45 +325,60 @@ class VectorBidWhist(VectorWhistEnv):
 
     def _apply(self, actions: torch.Tensor) -> torch.Tensor:
         """Route each game's legal action by its phase (§6.5-§6.7); return the games whose hand
-        ended (``bool [B]``)."""
+        ended (``bool [B]``). A phase no game is in is skipped (every hand has as many decisions,
+        so the games of a batch usually share one phase)."""
         phases = self._phases
-        phase, seat, games = self.phase, self.current_player, self._games
-        auction, discard = phase == phases[AUCTION], phase == phases[DISCARD]
-        declare, play = phase == phases[DECLARE], phase == phases[PLAY]
-        hand_over = self._play_cards(actions, active=play)
+        phase = self.phase
+        masks = torch.stack([phase == phases[p] for p in (AUCTION, DISCARD, DECLARE, PLAY)])
+        auction, discard, declare, play = masks
+        present = masks.any(dim=1).tolist()
+        seat = self.current_player
+        hand_over = self._play_cards(actions, active=play) if present[3] else torch.zeros_like(play)
+        if present[0]:
+            self._call(actions, auction, seat)
+        if present[1]:
+            self._discard(actions, discard, seat)
+        if present[2]:
+            self._declare(actions, declare)
+        return hand_over
 
-        # the auction: a bid makes its caller the high bidder; the dealer's call closes it
+    def _call(self, actions: torch.Tensor, auction: torch.Tensor, seat: torch.Tensor) -> None:
+        """Auction calls of ``seat`` in the ``auction`` games (§6.5): a bid makes its caller the
+        high bidder; the dealer's call closes the auction and the declarer takes up the kitty."""
+        at_seat = self._seats == seat[:, None]  # [B, N]
+        self.calls = torch.where(auction[:, None] & at_seat, (actions - PASS)[:, None], self.calls)
         bidding = auction & (actions != PASS)
-        self.calls[games, seat] = torch.where(auction, actions - PASS, self.calls[games, seat])
         self.high_bid = torch.where(bidding, actions, self.high_bid)
         declarer = self.declarer = torch.where(bidding, seat, self.declarer)
         closing = auction & (seat == self.dealer)
         if self.options.kitty:  # the declarer takes up the kitty (§6.6)
-            self.hands[games, declarer.clamp(min=0)] |= torch.where(closing, self.kitty, 0)
+            taking = closing[:, None] & (self._seats == declarer[:, None])
+            self.hands = torch.where(taking, self.hands | self.kitty[:, None], self.hands)
+        after_auction = self._phases[DISCARD] if self.options.kitty else self._phases[DECLARE]
+        self.phase = torch.where(closing, after_auction, self.phase)
+        self.leader = torch.where(closing, declarer, self.leader)
+        self.current_player = torch.where(closing, declarer, torch.where(auction, (seat + 1) % self.NUM_PLAYERS, self.current_player))
 
-        # the discard: one card per action, six in all
+    def _discard(self, actions: torch.Tensor, discard: torch.Tensor, seat: torch.Tensor) -> None:
+        """One discard of the declarer ``seat`` in the ``discard`` games, six in all (§6.6)."""
         bit = torch.where(discard, card_bits(actions), 0)
-        self.hands[games, seat] &= ~bit
+        self.hands = self.hands & ~torch.where(self._seats == seat[:, None], bit[:, None], 0)
         self.discards = self.discards | bit
         self.num_discards = self.num_discards + discard.to(torch.int64)
-        discarded = discard & (self.num_discards == KITTY_SIZE)
+        self.phase = torch.where(discard & (self.num_discards == KITTY_SIZE), self._phases[DECLARE], self.phase)
 
-        # the declaration: a trump suit (direction from the bid) or a no-trump direction
+    def _declare(self, actions: torch.Tensor, declare: torch.Tensor) -> None:
+        """The declaration in the ``declare`` games (§6.6): a trump suit (the direction is the
+        bid's) or a no-trump direction; the contract's ranking; the declarer leads (§6.7)."""
         trump = torch.where(actions < DECLARE_BASE + 4, actions - DECLARE_BASE, NO_SUIT)
         bid_mode = self._bid_mode[(self.high_bid - BID_BASE).clamp(min=0)]
         downtown = torch.where(trump >= 0, bid_mode == MODES.index("downtown"), actions == DECLARE_BASE + 5)
         self.trump = torch.where(declare, trump, self.trump)
         self.direction = torch.where(declare, downtown.to(torch.int64), self.direction)
         self.context = torch.where(declare, _context_id(trump, downtown), self.context)
-
-        after_auction = phases[DISCARD] if self.options.kitty else phases[DECLARE]
-        phase = torch.where(closing, after_auction, phase)
-        phase = torch.where(discarded, phases[DECLARE], phase)
-        self.phase = torch.where(declare, phases[PLAY], phase)
-        to_declarer = closing | declare
-        self.leader = torch.where(to_declarer, declarer, self.leader)
-        self.current_player = torch.where(to_declarer, declarer, torch.where(auction, (seat + 1) % self.NUM_PLAYERS, self.current_player))
-        return hand_over
+        self.phase = torch.where(declare, self._phases[PLAY], self.phase)
+        self.leader = torch.where(declare, self.declarer, self.leader)
+        self.current_player = torch.where(declare, self.declarer, self.current_player)
 
     def _trick_winner(self) -> torch.Tensor:
         # four powerless suitless cards (two jokers and two wild deuces in no-trump): the leader
@@ -396,7 +416,10 @@ class VectorBidWhist(VectorWhistEnv):
     def observe(self) -> torch.Tensor:
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
-        the player to act is relative seat 0, sides so that its side is first."""
+        the player to act is relative seat 0, sides so that its side is first.
+
+        A view whose rows are padded to whole 9-bit chunks (row stride ``D`` = 811 rounded up to
+        819): one table look-up writes it without a further copy; ``.contiguous()`` packs it."""
         return self._observation(self.current_player)
 
     def _place(self, words: torch.Tensor, value: torch.Tensor, start: int, width: int) -> None:
@@ -412,7 +435,7 @@ class VectorBidWhist(VectorWhistEnv):
         of rows padded to whole 9-bit chunks (row stride ``D`` rounded up to a multiple of 9)."""
         b, n = self.num_envs, self.NUM_PLAYERS
         lay = self.layout
-        order = (seat[:, None] + self._seats) % n  # [B, N]: absolute seat of each relative seat
+        order = (seat[:, None] + self._seats) & 3  # [B, N]: absolute seat of each relative seat (mod 4)
         hand = self.hands.gather(1, seat[:, None])
         played = self.played.gather(1, order)
         trick = card_bits(self.trick_cards.gather(1, order))
@@ -434,16 +457,16 @@ class VectorBidWhist(VectorWhistEnv):
             [
                 torch.stack(
                     [
-                        lay["leader"].start + (self.leader - seat) % n,
-                        lay["current_player"].start + (self.current_player - seat) % n,
-                        lay["dealer"].start + (self.dealer - seat) % n,
+                        lay["leader"].start + ((self.leader - seat) & 3),
+                        lay["current_player"].start + ((self.current_player - seat) & 3),
+                        lay["dealer"].start + ((self.dealer - seat) & 3),
                         lay["trump"].start + torch.where(self.trump >= 0, self.trump, 4),
                         lay["phase"].start + self.phase,
                         lay["led_suit"].start + torch.where(self.led >= 0, self.led, 4),
                         lay["contract_level"].start + self._bid_level[bid] - 1,
                         lay["contract_mode"].start + self._bid_mode[bid],
                         lay["direction"].start + self.direction.clamp(min=0),
-                        lay["declarer"].start + (self.declarer - seat) % n,
+                        lay["declarer"].start + ((self.declarer - seat) & 3),
                     ],
                     dim=1,
                 ),
@@ -455,7 +478,7 @@ class VectorBidWhist(VectorWhistEnv):
         on[:, 6:8] = in_contract[:, None]
         on[:, 8] = in_contract & (self.direction >= 0)
         on[:, 9] = in_contract
-        words.scatter_add_(1, hot // NUM_CARDS_WITH_JOKERS, torch.bitwise_left_shift(on, hot % NUM_CARDS_WITH_JOKERS))  # distinct bits
+        words.scatter_add_(1, self._word_of[hot], torch.bitwise_left_shift(on, self._bit_of[hot]))  # distinct bits: the sum is the union
         shown = self.shown_out.gather(1, order)
         voids = shown[:, 0] | (shown[:, 1] << 4) | (shown[:, 2] << 8) | (shown[:, 3] << 12)
         self._place(words, voids, lay["voids"].start, 4 * n)
@@ -470,7 +493,7 @@ class VectorBidWhist(VectorWhistEnv):
 
         # the numeric features, computed in float64 and rounded once, as the reference's Python floats are
         tricks = self.tricks_won.gather(1, order).to(torch.float64)
-        side_order = (self.side_of(seat)[:, None] + self._seats[: self.NUM_SIDES]) % self.NUM_SIDES
+        side_order = (seat[:, None] + self._seats[: self.NUM_SIDES]) & 1  # two sides: seat mod 2
         by_side = torch.stack([tricks[:, 0] + tricks[:, 2], tricks[:, 1] + tricks[:, 3]], dim=1)  # the observer's side first
         scores = self.scores.gather(1, side_order).to(torch.float64) / self._score_scale
         numeric = [
