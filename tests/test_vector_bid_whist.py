@@ -3,9 +3,12 @@
 Differential tests: B games run through ``whist_env.vector`` and B ``bid_whist_v0.raw_env`` side
 by side on the same deals (each hand's deal is read from the batched engine with
 ``current_deal(i)`` and given to the raw env: ``reset(options=...)`` for an episode's first hand,
-``redeal(...)`` for the later hands of a game), under uniform-random legal play (auction calls,
-discards, declarations and cards); every decision's seat, mask and observation, every step's
-rewards and episode ends, the hand points, scores and winners must be exactly equal.
+``redeal(...)`` for the later hands of a game), under random legal play (auction calls weighted
+towards low bids, discards, declarations, cards); every decision's seat, mask and observation, every step's
+rewards and episode ends, the hand points, scores and winners must be exactly equal. Every hand
+has as many decisions, so games that start together stay in step: the random-play tests first
+stagger the batch over the decisions of a hand, so that every step routes auction calls,
+discards, declarations and card plays at once.
 """
 
 from __future__ import annotations
@@ -358,11 +361,3 @@ def test_invalid_options_are_refused():
         with pytest.raises(ValueError, match=name):
             vector.make("bid_whist", 4, **options)
 
-
-if __name__ == "__main__":
-    import sys
-    import time
-
-    start = time.perf_counter()
-    print(play_both(eval(sys.argv[1]) if len(sys.argv) > 1 else {}, int(sys.argv[2]) if len(sys.argv) > 2 else 200))
-    print(time.perf_counter() - start)
