@@ -23,9 +23,14 @@ import torch
 from whist_env.vector.base import VectorWhistEnv
 from whist_env.vector.bid_whist import VectorBidWhist
 from whist_env.vector.classic import VectorClassicWhist
+from whist_env.vector.cutthroat import VectorCutthroatWhist
 
 #: Game name -> batched environment class, for the games the batched engine plays.
-GAMES: dict[str, type[VectorWhistEnv]] = {"bid_whist": VectorBidWhist, "classic_whist": VectorClassicWhist}
+GAMES: dict[str, type[VectorWhistEnv]] = {
+    "bid_whist": VectorBidWhist,
+    "classic_whist": VectorClassicWhist,
+    "cutthroat_whist": VectorCutthroatWhist,
+}
 
 
 def make(game: str, num_envs: int, device: str | torch.device = "cpu", seed: int = 0, **options: Any) -> VectorWhistEnv:
@@ -48,4 +53,4 @@ def make(game: str, num_envs: int, device: str | torch.device = "cpu", seed: int
     return GAMES[game](num_envs, device=device, seed=seed, **options)
 
 
-__all__ = ["GAMES", "VectorBidWhist", "VectorClassicWhist", "VectorWhistEnv", "make"]
+__all__ = ["GAMES", "VectorBidWhist", "VectorClassicWhist", "VectorCutthroatWhist", "VectorWhistEnv", "make"]

@@ -19,8 +19,10 @@ games in Python: every update is a masked tensor operation over the whole batch.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+import numpy as np
 import torch
 
 from whist_env.engine.cards import card_to_str
@@ -63,6 +65,13 @@ def unpack_bits(masks: torch.Tensor, width: int, dtype: torch.dtype = torch.int6
     return bits.view(*masks.shape, 64)[..., :width]
 
 
+def strict_leader(scores: torch.Tensor) -> torch.Tensor:
+    """Side with the strictly highest score, else -1 when two or more tie for highest (as
+    ``whist_env.rules.scoring.strict_leader``): ``int64 [B]`` from ``int64 [B, S]``."""
+    at_best = scores == scores.max(dim=1, keepdim=True).values
+    return torch.where(at_best.sum(dim=1) == 1, at_best.to(torch.int64).argmax(dim=1), -1)
+
+
 class ChunkTable:
     """Unpacks ``int64`` card bitmasks ``width`` bits at a time through a look-up table.
 
@@ -101,6 +110,59 @@ class ChunkTable:
             torch.index_select(table, 0, flat, out=out.view(-1, self.width))
             return out
         return table.index_select(0, flat).view(*chunks.shape[:-1], chunks.shape[-1] * self.width)
+
+
+class BlockUnpacker:
+    """Unpacks a row of bit blocks of any widths, laid end to end, into one contiguous
+    ``float32 [B, L]`` tensor (``L`` = the sum of the widths) through a :class:`ChunkTable`.
+
+    For observations whose card blocks do not fall on whole chunks (54-card decks): the B rows
+    are read as one string of ``B * L`` bits cut into ``table.width``-bit chunks, a chunk taking
+    its bits from at most two consecutive blocks (of its row or the next one), so one
+    ``index_select`` writes the whole batch with no padding and no copy. A block of zeros stands
+    for the entries written afterwards; a block may also carry 0/1 features as bits.
+
+    Args:
+        widths: bits of each block, in order; every width is at least ``table.width``.
+        num_rows: B, the rows unpacked at once.
+        table: the chunk look-up table (its device is used).
+    """
+
+    def __init__(self, widths: Sequence[int], num_rows: int, table: ChunkTable) -> None:
+        w = table.width
+        if min(widths) < w:
+            raise ValueError(f"every block must be at least {w} bits wide, got {list(widths)}")
+        dev = table.floats.device
+        self.table = table
+        self.num_rows, self.row_size, self.num_blocks = num_rows, sum(widths), len(widths)
+        total = num_rows * self.row_size
+        self.num_chunks = -(-total // w)
+        offsets = torch.tensor([0, *widths], device=dev).cumsum(0)  # block starts in a row, then L
+        start = torch.arange(self.num_chunks, device=dev) * w  # each chunk's first bit in the bit string
+        row, pos = start // self.row_size, start % self.row_size
+        block = torch.bucketize(pos, offsets[1:], right=True)
+        end = row * self.row_size + offsets[block + 1]  # where the chunk's first block ends
+        # the block after it: in the same row, else the next row's first; past the last row, zeros
+        next_block = row * self.num_blocks + block + 1
+        beyond = next_block >= num_rows * self.num_blocks
+        spills = start + w > end
+        self._first = row * self.num_blocks + block
+        self._first_shift = pos - offsets[block]
+        self._second = torch.where(spills & ~beyond, next_block, num_rows * self.num_blocks)
+        self._second_shift = torch.where(spills, end - start, 0)
+        self._low = (1 << w) - 1
+
+    def unpack(self, blocks: torch.Tensor) -> torch.Tensor:
+        """``float32 [B, L]`` 0/1 bits of ``blocks`` (``int64 [B, number of blocks]``, no bit set at
+        or above its block's width), block after block, lowest bit first."""
+        flat = torch.cat([blocks.reshape(-1), blocks.new_zeros(1)])
+        first = torch.bitwise_right_shift(flat.index_select(0, self._first), self._first_shift)
+        second = torch.bitwise_left_shift(flat.index_select(0, self._second), self._second_shift)
+        chunks = (first | second) & self._low
+        w = self.table.width
+        out = torch.empty(self.num_chunks * w, dtype=torch.float32, device=blocks.device)
+        torch.index_select(self.table.floats, 0, chunks, out=out.view(-1, w))
+        return out[: self.num_rows * self.row_size].view(self.num_rows, self.row_size)
 
 
 class TrickTables:
@@ -151,6 +213,8 @@ class VectorWhistEnv:
     NUM_SIDES = 2
     HAND_SIZE = 13
     NUM_ACTIONS = 52
+    #: Card ids are actions ``0 … NUM_CARD_ACTIONS-1`` (54 in games with jokers).
+    NUM_CARD_ACTIONS = 52
 
     def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int = 0) -> None:
         if not (isinstance(num_envs, int) and not isinstance(num_envs, bool) and num_envs >= 1):
@@ -202,8 +266,17 @@ class VectorWhistEnv:
     tables: TrickTables
 
     def _start_episodes(self, games: torch.Tensor) -> None:
-        """Reset the episode state of ``games`` (``int64 [k]`` indices) and deal their first hand."""
-        raise NotImplementedError
+        """New episodes in ``games`` (``int64 [k]`` indices): scores and counters at 0, the first
+        dealer (option ``first_dealer``, else drawn at random, RULES.md §1.3), the first deal."""
+        for state in (self.scores, self.games_won, self.hand_number, self.hand_in_game, self.game_number):
+            state[games] = 0
+        first = getattr(self.options, "first_dealer", None)
+        if first is None:
+            self.dealer[games] = torch.randint(self.NUM_PLAYERS, (len(games),), generator=self.generator, device=self.device)
+        else:
+            self.dealer[games] = first
+        self._start_hands(games)
+        self._deal(games)
 
     def _score_hands(self, hand_over: torch.Tensor, rewards: torch.Tensor) -> torch.Tensor:
         """Score the games whose hand ended (``bool [B]``), write ``rewards`` (``float32 [B, N]``),
@@ -213,6 +286,41 @@ class VectorWhistEnv:
     def observe(self) -> torch.Tensor:
         """Observation of the player to act in every game: ``float32 [B, D]``."""
         raise NotImplementedError
+
+    def _dealt_by_rules(self) -> Any:
+        """What the variant installs of a fixed deal, read from ``self.rules`` (the reference
+        rules object) just after ``self.rules.reset`` dealt it (:meth:`_read_deals`)."""
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ fixed deals
+    def _read_deals(self, options: Sequence[Mapping[str, Any] | None]) -> dict[int, Any]:
+        """Fixed first deals in ``raw_env`` reset-options form (one entry per game, ``None`` for a
+        random deal), each read and dealt by the reference rules (``self.rules``, agents named
+        ``self.agents``): game index -> :meth:`_dealt_by_rules`. What a fixed deal leaves open is
+        drawn as the reference draws it, from a generator seeded by :attr:`generator`.
+
+        Raises:
+            ValueError: ``options`` is not a sequence of B entries, or a deal is broken (as
+                ``raw_env.reset`` says it, naming the game).
+        """
+        if isinstance(options, Mapping) or len(options) != self.num_envs:
+            raise ValueError(f"reset options must be a sequence of {self.num_envs} deals (None for a random deal)")
+        seat = {a: s for s, a in enumerate(self.agents)}
+        fixed = {}
+        for game, deal in enumerate(options):
+            if deal is None:
+                continue
+            try:
+                deal = dict(deal)
+                if deal.get("hands") is not None:
+                    deal["hands"] = {seat[a]: list(cards) for a, cards in deal["hands"].items()}
+                if deal.get("dealer") is not None:
+                    deal["dealer"] = seat[deal["dealer"]]
+                self.rules.reset(np.random.default_rng(int(torch.randint(1 << 62, (1,), generator=self.generator, device=self.device))), deal)
+            except (KeyError, ValueError) as error:
+                raise ValueError(f"game {game}: invalid deal: {error}") from None
+            fixed[game] = self._dealt_by_rules()
+        return fixed
 
     # ------------------------------------------------------------------ seats and sides
     def side_of(self, seats: torch.Tensor) -> torch.Tensor:
@@ -294,8 +402,10 @@ class VectorWhistEnv:
         """``int64 [B]`` card bitmasks as a ``bool [B, A]`` action mask (card ``c`` is action ``c``;
         actions from the card count on are False)."""
         unpacker = self._unpacker
-        if NUM_CARD_BITS % unpacker.width == 0 and self.NUM_ACTIONS >= NUM_CARD_BITS:
-            bits = unpacker.unpack(unpacker.chunks(cards[:, None], NUM_CARD_BITS), unpacker.bools)
+        if self.NUM_ACTIONS >= NUM_CARD_BITS and self.NUM_CARD_ACTIONS < MASK_BITS:
+            # whole chunks: 52 bits, or 65 for the jokers 52 and 53 (the last chunk's shift is 52)
+            width = -(-self.NUM_CARD_ACTIONS // unpacker.width) * unpacker.width
+            bits = unpacker.unpack(unpacker.chunks(cards[:, None], width), unpacker.bools)
         else:
             bits = unpack_bits(cards, min(self.NUM_ACTIONS, MASK_BITS), torch.bool)
         if bits.shape[1] == self.NUM_ACTIONS:

@@ -16,7 +16,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import torch
 
 from whist_env.engine.cards import NUM_STANDARD_CARDS, SUITS, card_to_str, make_card, mask_to_str
@@ -24,7 +23,7 @@ from whist_env.engine.tricks import natural_context
 from whist_env.envs.encoding import SCORE_CLIP, ObservationEncoder
 from whist_env.rules.base import PLAY
 from whist_env.rules.classic import HONOUR_RANKS, ClassicWhist
-from whist_env.vector.base import TrickTables, VectorWhistEnv, card_bits, unpack_bits
+from whist_env.vector.base import TrickTables, VectorWhistEnv, card_bits, strict_leader, unpack_bits
 
 _FULL_DECK = (1 << NUM_STANDARD_CARDS) - 1
 
@@ -110,40 +109,11 @@ class VectorClassicWhist(VectorWhistEnv):
             out = self._outputs()
         return out
 
-    def _read_deals(self, options: Sequence[Mapping[str, Any] | None]) -> dict[int, tuple[list[int], int, int]]:
-        """Fixed deals read by the reference rules: game -> (hands per seat, dealer, turn-up or -1)."""
-        if isinstance(options, Mapping) or len(options) != self.num_envs:
-            raise ValueError(f"reset options must be a sequence of {self.num_envs} deals (None for a random deal)")
-        seat = {a: s for s, a in enumerate(self.agents)}
-        fixed = {}
-        for game, deal in enumerate(options):
-            if deal is None:
-                continue
-            try:
-                deal = dict(deal)
-                if deal.get("hands") is not None:
-                    deal["hands"] = {seat[a]: list(cards) for a, cards in deal["hands"].items()}
-                if deal.get("dealer") is not None:
-                    deal["dealer"] = seat[deal["dealer"]]
-                # the reference deals it (a turn-up missing from fixed hands is drawn as it draws it)
-                self.rules.reset(np.random.default_rng(int(torch.randint(1 << 62, (1,), generator=self.generator, device=self.device))), deal)
-            except (KeyError, ValueError) as error:
-                raise ValueError(f"game {game}: invalid deal: {error}") from None
-            turn_up = -1 if self.rules.turn_up is None else self.rules.turn_up
-            fixed[game] = (list(self.rules.hands), self.rules.dealer, turn_up)
-        return fixed
-
-    def _start_episodes(self, games: torch.Tensor) -> None:
-        """New episodes in ``games``: scores and counters at 0, the first dealer (§1.3), a deal."""
-        for state in (self.scores, self.games_won, self.hand_number, self.hand_in_game, self.game_number):
-            state[games] = 0
-        first = self.options.first_dealer
-        if first is None:
-            self.dealer[games] = torch.randint(self.NUM_PLAYERS, (len(games),), generator=self.generator, device=self.device)
-        else:
-            self.dealer[games] = first
-        self._start_hands(games)
-        self._deal(games)
+    def _dealt_by_rules(self) -> tuple[list[int], int, int]:
+        """(hands per seat, dealer, turn-up or -1) of the deal the reference just made (a turn-up
+        missing from fixed hands is drawn as it draws it)."""
+        turn_up = -1 if self.rules.turn_up is None else self.rules.turn_up
+        return list(self.rules.hands), self.rules.dealer, turn_up
 
     def _deal(self, games: torch.Tensor) -> None:
         """Shuffle and deal a hand in ``games`` (``int64 [k]``): ``d[i]`` to seat
@@ -206,7 +176,7 @@ class VectorClassicWhist(VectorWhistEnv):
         if self.options.num_hands is not None:
             return torch.full_like(scores[:, 0], -1)
         reached = scores.max(dim=1).values >= self.options.target_score
-        return torch.where(reached, _strict_leader(scores), -1)
+        return torch.where(reached, strict_leader(scores), -1)
 
     def _honours_held(self) -> torch.Tensor:
         """Trump honours (A, K, Q, J) dealt to each side this hand (§2.5 C5): ``int64 [B, 2]``."""
@@ -234,7 +204,7 @@ class VectorClassicWhist(VectorWhistEnv):
             winner = self._target_winner(scores)
         if opts.num_hands is not None:  # §2.6: after H hands the higher total wins; a tie plays on
             last = (self.hand_in_game + 1) >= opts.num_hands
-            winner = torch.where(last & (winner < 0), _strict_leader(scores), winner)
+            winner = torch.where(last & (winner < 0), strict_leader(scores), winner)
         self.scores = scores
         return self._finish_hands(hand_over, scores - start, winner, rewards)
 
@@ -304,7 +274,3 @@ class VectorClassicWhist(VectorWhistEnv):
         hands = unpack_bits(self.hands.gather(1, order), NUM_STANDARD_CARDS, torch.float32).reshape(self.num_envs, -1)
         return torch.cat([self.observe(), hands], dim=1)
 
-
-def _strict_leader(scores: torch.Tensor) -> torch.Tensor:
-    """Side strictly ahead of the other (two sides), else -1: ``int64 [B]`` from ``int64 [B, 2]``."""
-    return torch.where(scores[:, 0] > scores[:, 1], 0, torch.where(scores[:, 1] > scores[:, 0], 1, -1))
