@@ -21,7 +21,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-import numpy as np
 import torch
 
 from whist_env.engine.cards import FULL_DECK_52, FULL_DECK_54, NUM_CARDS_WITH_JOKERS, mask_to_str
@@ -43,15 +42,13 @@ from whist_env.rules.bid_whist import (
     bid_rank,
     contract_context,
 )
-from whist_env.vector.base import ChunkTable, TrickTables, VectorWhistEnv, card_bits
+from whist_env.vector.base import BlockUnpacker, TrickTables, VectorWhistEnv, card_bits
 
 #: Calls of the auction: pass, then the bids of levels 1..7 in (uptown, downtown, notrump) order.
 _NUM_CALLS = DECLARE_BASE - PASS
 #: ``calls`` entry of a seat that has not called yet (the "not yet" column of the feature).
 _NOT_YET = _NUM_CALLS
 _NO_TRUMP_CONTEXT = 4
-#: Bits a chunk of the card blocks covers: a 54-card block is six chunks.
-_CHUNK = 9
 
 
 def _context_id(trump: torch.Tensor, downtown: torch.Tensor) -> torch.Tensor:
@@ -88,6 +85,7 @@ class VectorBidWhist(VectorWhistEnv):
 
     NAME = "bid_whist"
     NUM_ACTIONS = NUM_ACTIONS
+    NUM_CARD_ACTIONS = NUM_CARDS_WITH_JOKERS
 
     def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int = 0, **options: Any) -> None:
         self.rules = BidWhist(**options)  # validates the options, reads fixed deals
@@ -108,7 +106,6 @@ class VectorBidWhist(VectorWhistEnv):
         )
         self._no_super = self.tables.super_mask == 0
         self._deck = FULL_DECK_54 if opts.kitty else FULL_DECK_52
-        self._deck_54 = FULL_DECK_54
         self._deck_cards = tensor([c for c in range(NUM_CARDS_WITH_JOKERS) if self._deck >> c & 1])
 
         # the auction (§6.5): the rank of every bid, and the non-card actions legal in each
@@ -148,25 +145,29 @@ class VectorBidWhist(VectorWhistEnv):
         self._score_scale = self.rules.score_scale()
         self._phases = {p: i for i, p in enumerate(self.rules.PHASES)}
         self._tricks_per_hand = float(self.rules.tricks_per_hand())
-        self._chunker = ChunkTable(_CHUNK, dev)
-        # The observation is written by one look-up of 9-bit chunks: the card blocks (54 bits, six
-        # chunks each), then the rest of the vector as a bit string of 54-bit words (one-hot
-        # features, voids and the unseen block as bits; the numeric features as 0, written after),
-        # into rows padded to whole chunks (:meth:`_observation`).
+        # The observation is written by one look-up of 13-bit chunks (BlockUnpacker): the eleven
+        # card blocks, then the rest of the vector as bit blocks: the features up to the unseen
+        # block (one-hots and voids as bits, the numeric features as 0, written after), the
+        # unseen cards, the extra features (one-hots) in blocks of 54 bits.
         lay = self.layout
-        self._cards_end = lay["leader"].start
-        self._padded_size = -(-self.observation_size // _CHUNK) * _CHUNK
-        rest = self._padded_size - self._cards_end
-        self._rest_words = -(-rest // NUM_CARDS_WITH_JOKERS)
-        self._num_chunks = self._padded_size // _CHUNK
-        self._word_of = torch.arange(rest, device=dev) // NUM_CARDS_WITH_JOKERS  # entry after the card blocks -> word, bit
-        self._bit_of = torch.arange(rest, device=dev) % NUM_CARDS_WITH_JOKERS
+        cards_end = lay["leader"].start
+        extras = self.observation_size - lay["unseen"].stop
+        self._extra_blocks = -(-extras // NUM_CARDS_WITH_JOKERS)
+        rest = [lay["unseen"].start - cards_end, NUM_CARDS_WITH_JOKERS]
+        rest += [min(NUM_CARDS_WITH_JOKERS, extras - k * NUM_CARDS_WITH_JOKERS) for k in range(self._extra_blocks)]
+        self._blocks = BlockUnpacker([NUM_CARDS_WITH_JOKERS] * (cards_end // NUM_CARDS_WITH_JOKERS) + rest, b, self._unpacker)
+        # observation entry -> (bit block after the card blocks, bit): 0 the features, 1 unseen, 2.. extras
+        offset = torch.arange(self.observation_size, device=dev)
+        extra = (offset - lay["unseen"].stop).clamp(min=0)
+        self._block_of = torch.where(offset < lay["unseen"].start, 0, 2 + torch.div(extra, NUM_CARDS_WITH_JOKERS, rounding_mode="floor"))
+        self._bit_of = torch.where(offset < lay["unseen"].start, offset - cards_end, extra % NUM_CARDS_WITH_JOKERS)
+        self._void_shift = lay["voids"].start - cards_end
+        self._state_blocks = BlockUnpacker([NUM_CARDS_WITH_JOKERS] * (self.NUM_PLAYERS + 2), b, self._unpacker)
         numeric = ("tricks_won", "tricks_by_side", "scores", "games_won", "hand_in_game", "trick_number")
         self._numeric = slice(lay[numeric[0]].start, lay[numeric[-1]].stop)
         spans = [(lay[a].stop, lay[b].start) for a, b in zip(numeric, numeric[1:])]
-        card_blocks = self._cards_end // NUM_CARDS_WITH_JOKERS
-        if self._cards_end % NUM_CARDS_WITH_JOKERS or card_blocks != 11 or any(a != b for a, b in spans):
-            raise AssertionError("the Bid Whist observation layout no longer has 11 card blocks first and its numeric features together")
+        if cards_end != 11 * NUM_CARDS_WITH_JOKERS or lay["unseen"].start - cards_end > 64 or any(a != b for a, b in spans):
+            raise AssertionError("the Bid Whist observation layout no longer has 11 card blocks, then features that fit a 64-bit block")
 
         def zeros(*shape):
             return torch.zeros(shape, dtype=torch.int64, device=dev)
@@ -210,39 +211,10 @@ class VectorBidWhist(VectorWhistEnv):
             out = self._outputs()
         return out
 
-    def _read_deals(self, options: Sequence[Mapping[str, Any] | None]) -> dict[int, tuple[list[int], int, int]]:
-        """Fixed deals read by the reference rules: game -> (hands per seat, dealer, kitty)."""
-        if isinstance(options, Mapping) or len(options) != self.num_envs:
-            raise ValueError(f"reset options must be a sequence of {self.num_envs} deals (None for a random deal)")
-        seat = {a: s for s, a in enumerate(self.agents)}
-        fixed = {}
-        for game, deal in enumerate(options):
-            if deal is None:
-                continue
-            try:
-                deal = dict(deal)
-                if deal.get("hands") is not None:
-                    deal["hands"] = {seat[a]: list(cards) for a, cards in deal["hands"].items()}
-                if deal.get("dealer") is not None:
-                    deal["dealer"] = seat[deal["dealer"]]
-                # the reference deals it (what the deal leaves open is drawn as it draws it)
-                self.rules.reset(np.random.default_rng(int(torch.randint(1 << 62, (1,), generator=self.generator, device=self.device))), deal)
-            except (KeyError, ValueError) as error:
-                raise ValueError(f"game {game}: invalid deal: {error}") from None
-            fixed[game] = (list(self.rules.hands), self.rules.dealer, self.rules.kitty_cards)
-        return fixed
-
-    def _start_episodes(self, games: torch.Tensor) -> None:
-        """New episodes in ``games``: scores and counters at 0, the first dealer (§1.3), a deal."""
-        for state in (self.scores, self.games_won, self.hand_number, self.hand_in_game, self.game_number):
-            state[games] = 0
-        first = self.options.first_dealer
-        if first is None:
-            self.dealer[games] = torch.randint(self.NUM_PLAYERS, (len(games),), generator=self.generator, device=self.device)
-        else:
-            self.dealer[games] = first
-        self._start_hands(games)
-        self._deal(games)
+    def _dealt_by_rules(self) -> tuple[list[int], int, int]:
+        """(hands per seat, dealer, kitty) of the deal the reference just made (what a fixed deal
+        leaves open, e.g. the kitty, is drawn as it draws it)."""
+        return list(self.rules.hands), self.rules.dealer, self.rules.kitty_cards
 
     def _start_hands(self, games: torch.Tensor) -> None:
         super()._start_hands(games)
@@ -309,9 +281,9 @@ class VectorBidWhist(VectorWhistEnv):
         play = phase == self._phases[PLAY]
         if bool(play.any()):
             cards = torch.where(play, self._legal_cards(), cards)
-        chunker = self._chunker
-        card_part = chunker.unpack(chunker.chunks(cards[:, None], NUM_CARDS_WITH_JOKERS), chunker.bools)
-        return torch.cat([card_part, self._call_rows[self._call_row()]], dim=1)
+        mask = self.card_mask(cards)
+        mask[:, PASS:] = self._call_rows[self._call_row()]
+        return mask
 
     def _call_row(self) -> torch.Tensor:
         """Row of the non-card actions' table for each game (see ``__init__``): ``int64 [B]``."""
@@ -416,23 +388,10 @@ class VectorBidWhist(VectorWhistEnv):
     def observe(self) -> torch.Tensor:
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
-        the player to act is relative seat 0, sides so that its side is first.
-
-        A view whose rows are padded to whole 9-bit chunks (row stride ``D`` = 811 rounded up to
-        819): one table look-up writes it without a further copy; ``.contiguous()`` packs it."""
+        the player to act is relative seat 0, sides so that its side is first."""
         return self._observation(self.current_player)
 
-    def _place(self, words: torch.Tensor, value: torch.Tensor, start: int, width: int) -> None:
-        """OR ``value`` (``int64 [B]``, ``width`` bits) into the bit string ``words`` (``int64
-        [B, W]``, 54 bits a word) at observation entry ``start`` (after the card blocks)."""
-        word, shift = divmod(start - self._cards_end, NUM_CARDS_WITH_JOKERS)
-        words[:, word] |= torch.bitwise_left_shift(value, shift) & self._deck_54
-        if shift + width > NUM_CARDS_WITH_JOKERS:
-            words[:, word + 1] |= torch.bitwise_right_shift(value, NUM_CARDS_WITH_JOKERS - shift)
-
     def _observation(self, seat: torch.Tensor) -> torch.Tensor:
-        """The observation of ``seat`` (``int64 [B]``) in every game: ``float32 [B, D]``, a view
-        of rows padded to whole 9-bit chunks (row stride ``D`` rounded up to a multiple of 9)."""
         b, n = self.num_envs, self.NUM_PLAYERS
         lay = self.layout
         order = (seat[:, None] + self._seats) & 3  # [B, N]: absolute seat of each relative seat (mod 4)
@@ -448,8 +407,9 @@ class VectorBidWhist(VectorWhistEnv):
         for p in range(n):
             seen = seen | self.played[:, p]
 
-        # the rest of the vector as bits: one-hot features (0 where a feature is unset), voids, unseen
-        words = torch.zeros((b, self._rest_words), dtype=torch.int64, device=self.device)
+        # the bit blocks after the card blocks: one-hot features (0 where a feature is unset) and
+        # voids, the unseen cards, the extra features
+        blocks = torch.zeros((b, 2 + self._extra_blocks), dtype=torch.int64, device=self.device)
         in_contract = (after_auction & (self.declarer >= 0)).to(torch.int64)
         bid = (self.high_bid - BID_BASE).clamp(min=0)
         calls = self.calls.gather(1, order)
@@ -473,23 +433,17 @@ class VectorBidWhist(VectorWhistEnv):
                 lay["calls"].start + (_NUM_CALLS + 1) * self._seats + calls,
             ],
             dim=1,
-        ) - self._cards_end
+        )
         on = torch.ones_like(hot)
         on[:, 6:8] = in_contract[:, None]
         on[:, 8] = in_contract & (self.direction >= 0)
         on[:, 9] = in_contract
-        words.scatter_add_(1, self._word_of[hot], torch.bitwise_left_shift(on, self._bit_of[hot]))  # distinct bits: the sum is the union
+        blocks.scatter_add_(1, self._block_of[hot], torch.bitwise_left_shift(on, self._bit_of[hot]))  # distinct bits: the sum is the union
         shown = self.shown_out.gather(1, order)
         voids = shown[:, 0] | (shown[:, 1] << 4) | (shown[:, 2] << 8) | (shown[:, 3] << 12)
-        self._place(words, voids, lay["voids"].start, 4 * n)
-        self._place(words, self._deck & ~seen, lay["unseen"].start, NUM_CARDS_WITH_JOKERS)
-
-        masks = torch.cat([hand, played, trick, kitty[:, None], discards[:, None], words], dim=1)
-        chunker = self._chunker
-        chunks = chunker.chunks(masks, NUM_CARDS_WITH_JOKERS)[:, : self._num_chunks]
-        padded = torch.empty((b, self._padded_size), dtype=torch.float32, device=self.device)
-        chunker.unpack(chunks, chunker.floats, out=padded)
-        out = padded[:, : self.observation_size]
+        blocks[:, 0] |= torch.bitwise_left_shift(voids, self._void_shift)
+        blocks[:, 1] = self._deck & ~seen
+        out = self._blocks.unpack(torch.cat([hand, played, trick, kitty[:, None], discards[:, None], blocks], dim=1))
 
         # the numeric features, computed in float64 and rounded once, as the reference's Python floats are
         tricks = self.tricks_won.gather(1, order).to(torch.float64)
@@ -512,9 +466,7 @@ class VectorBidWhist(VectorWhistEnv):
         [B, Ds]``, equal to ``raw_env.state()``: the observation of the player to act, then every
         hand by relative seat (``hands``, 4 × 54), the kitty as dealt and the discards."""
         order = (self.current_player[:, None] + self._seats) % self.NUM_PLAYERS
-        masks = torch.cat([self.hands.gather(1, order), self.kitty[:, None], self.discards[:, None]], dim=1)
-        chunker = self._chunker
-        hidden = chunker.unpack(chunker.chunks(masks, NUM_CARDS_WITH_JOKERS), chunker.floats)
+        hidden = self._state_blocks.unpack(torch.cat([self.hands.gather(1, order), self.kitty[:, None], self.discards[:, None]], dim=1))
         return torch.cat([self.observe(), hidden], dim=1)
 
 
