@@ -69,7 +69,7 @@ class VectorBidWhist(VectorWhistEnv):
 
     Per-game state besides the base's (``int64 [B]`` unless said): :attr:`phase` (index into
     the reference's ``PHASES``: auction, discard, declare, play), :attr:`calls` (``[B, 4]``, each
-    seat's call as ``action − 54``, ``21 + 1`` before it calls), :attr:`high_bid` (action id, -1
+    seat's call as ``action − 54``, 22 before it calls), :attr:`high_bid` (action id, -1
     before the first bid), :attr:`declarer` (the high bidder, -1 before the first bid),
     :attr:`kitty` (bitmask as dealt), :attr:`discards` (bitmask), :attr:`trump` (suit or -1),
     :attr:`direction` (0 uptown, 1 downtown, -1 before the declaration).
