@@ -21,6 +21,7 @@ from typing import Any
 import torch
 
 from whist_env.vector.base import VectorWhistEnv
+from whist_env.vector.bid_whist import VectorBidWhist
 from whist_env.vector.classic import VectorClassicWhist
 from whist_env.vector.cutthroat import VectorCutthroatWhist
 from whist_env.vector.german import VectorGermanWhist
@@ -28,6 +29,7 @@ from whist_env.vector.romanian import VectorRomanianWhist
 
 #: Game name -> batched environment class, for the games the batched engine plays.
 GAMES: dict[str, type[VectorWhistEnv]] = {
+    "bid_whist": VectorBidWhist,
     "classic_whist": VectorClassicWhist,
     "cutthroat_whist": VectorCutthroatWhist,
     "german_whist": VectorGermanWhist,
@@ -57,6 +59,7 @@ def make(game: str, num_envs: int, device: str | torch.device = "cpu", seed: int
 
 __all__ = [
     "GAMES",
+    "VectorBidWhist",
     "VectorClassicWhist",
     "VectorCutthroatWhist",
     "VectorGermanWhist",
