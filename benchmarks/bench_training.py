@@ -4,7 +4,8 @@ For each setup it builds a :class:`training.learn.ppo.PPOTrainer` (no files, no 
 trains one warm-up update, then ``--updates`` measured updates, and prints environment steps
 (decisions of every seat) per second with the split of the time: the environments (observe,
 step, state), choosing actions (networks, sampling, fixed agents), the rest of the rollout
-(bookkeeping, GAE, the batch) and the PPO update; and the ratio to the first setup. With
+(bookkeeping, GAE, the batch) and the PPO update; the steps/s of the rollouts alone (``collect/s``);
+and the ratio to the first setup. With
 ``--rounds R`` the setups are measured R times in turn (each round a fresh measurement of every
 setup) and the best round of each is printed, which is what a loaded machine needs. One torch
 thread, CPU.
@@ -51,7 +52,8 @@ PARTS = ("env", "inference", "other", "update")
 
 
 def measure(path: str, overrides: dict, env: dict, updates: int) -> tuple[float, dict[str, float]]:
-    """``(steps/s, share of the time per part)`` over ``updates`` updates after a warm-up one."""
+    """``(steps/s, share of the time per part)`` over ``updates`` updates after a warm-up one;
+    the parts also hold ``collect``: steps/s of the rollouts alone."""
     with open(path) as f:
         data = yaml.safe_load(f)
     data["train"].update(overrides)
@@ -66,8 +68,9 @@ def measure(path: str, overrides: dict, env: dict, updates: int) -> tuple[float,
     seconds = time.perf_counter() - start
     hist = trainer.history[first:]
     parts = {key: sum(h[f"{key}_seconds"] for h in hist) for key in ("env", "inference", "rollout", "update")}
-    parts["other"] = parts.pop("rollout") - parts["env"] - parts["inference"]
-    return per_update * updates / seconds, {k: v / seconds for k, v in parts.items()}
+    rollout = parts.pop("rollout")
+    parts["other"] = rollout - parts["env"] - parts["inference"]
+    return per_update * updates / seconds, {**{k: v / seconds for k, v in parts.items()}, "collect": per_update * updates / rollout}
 
 
 def main() -> None:
@@ -86,12 +89,12 @@ def main() -> None:
                 print(f"round {r + 1}: {name} {sps:,.0f} steps/s", flush=True)
             if name not in best or sps > best[name][0]:
                 best[name] = (sps, parts)
-    print(f"{'setup':<24} {'steps/s':>9} {'env':>6} {'infer':>6} {'other':>6} {'update':>6}   ratio")
+    print(f"{'setup':<24} {'steps/s':>9} {'env':>6} {'infer':>6} {'other':>6} {'update':>6} {'collect/s':>10}   ratio")
     reference = best[args.setups[0]][0]
     for name in args.setups:
         sps, parts = best[name]
         shares = " ".join(f"{100 * parts[k]:5.0f}%" for k in PARTS)
-        print(f"{name:<24} {sps:>9,.0f} {shares}   {sps / reference:.2f}x {args.setups[0]}", flush=True)
+        print(f"{name:<24} {sps:>9,.0f} {shares} {parts['collect']:>10,.0f}   {sps / reference:.2f}x {args.setups[0]}", flush=True)
 
 
 if __name__ == "__main__":

@@ -32,6 +32,11 @@ How it works, top to bottom:
 5. Only learner decisions are trained on. Every ``snapshot_interval`` updates a frozen copy of
    the network joins the pool (at most ``pool_size``, oldest dropped).
 
+With ``env.backend: vector`` the collection of step 1 runs on the batched engine instead
+(:class:`training.learn.vector.VectorSelfPlayCollector`: one ``whist_env.vector`` environment of
+``num_envs`` games on the training device, one forward pass of the learner per step for all of
+them); steps 2 to 5 are unchanged: the same credit, GAE, batch and PPO update.
+
 Nothing here is specific to a game: one ``Discrete`` action space per game, the action mask
 decides what is legal in each phase (bidding, discarding, card play alike), and sides are read
 from the public observation layout (``tricks_by_side``: S sides, seat ``i`` is on side ``i % S``,
@@ -588,9 +593,10 @@ class PPOTrainer:
             from whist_env import vector
 
             env = vector.make(config.game, self.cfg.num_envs, device=self.device, seed=config.seed, **options)
-            if env.observation_size != self.obs_size or env.NUM_ACTIONS != self.num_actions:
-                raise ValueError(f"the batched engine's observation ({env.observation_size}) or actions ({env.NUM_ACTIONS}) "
-                                 f"differ from raw_env's ({self.obs_size}, {self.num_actions})")
+            sizes = (getattr(env, "observation_size", self.obs_size), env.NUM_ACTIONS)
+            if sizes != (self.obs_size, self.num_actions):
+                raise ValueError(f"the batched engine's observation and action sizes {sizes} differ from raw_env's "
+                                 f"{(self.obs_size, self.num_actions)}")
             self.collector: SelfPlayCollector | VectorSelfPlayCollector = VectorSelfPlayCollector(
                 env, seat_sides(probe), self.rng, self.device, self.cfg.reward_scale, mix=self.cfg.opponents,
                 opponents=opponents, central_critic=self.cfg.central_critic)
