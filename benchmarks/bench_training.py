@@ -16,7 +16,10 @@ Setups (the ``train`` and ``env`` sections of a config, with overrides):
   512-sample minibatches);
 * ``default-vector``: the same with ``env.backend: vector`` (16 games of the batched engine);
 * ``vector-32x64``, ``vector-64x32``, ``vector-128x16``: the batched engine with more games and
-  fewer steps each, the same 2,048 steps per update (the same PPO update);
+  fewer steps each, the same 2,048 steps per update (the same PPO update). A Classic hand is 52
+  steps and every game starts at once, so with fewer than 52 steps per rollout the episodes end
+  together in some updates and none in others: measure a whole number of hands (``--updates 13``
+  covers 4 hands at 16 steps per rollout, 8 at 32);
 * ``strong-selfplay``: ``configs/classic_strong.yaml`` with its heuristic share given to self-play
   (64 envs, 2 epochs of 1024, centralised critic): the cost of the learner's own machinery;
   ``strong-selfplay-vector``: the same on the batched engine;

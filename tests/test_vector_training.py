@@ -129,8 +129,12 @@ def expected_samples(log, net, gamma, lam, scale, central):
     return out, steps
 
 
-@pytest.mark.parametrize("episode,central", [("hand", False), ("game", True)])
-def test_collector_batches_are_the_engines_transitions_with_aec_credit_and_gae(episode, central):
+@pytest.mark.parametrize("episode,central,sparse", [("hand", False, True), ("game", True, False)])
+def test_collector_batches_are_the_engines_transitions_with_aec_credit_and_gae(episode, central, sparse):
+    """Every decision the collector trains on is what the engine handed out (observation, mask,
+    global state) with the action taken; rewards and episode ends give each the AEC backend's
+    credit, GAE and Monte-Carlo return; no decision is lost or repeated across rollouts. The
+    second case runs the path of a GPU (every opponent over every game, no host reads) on the CPU."""
     torch.manual_seed(0)
     obs_size = vector.make("classic_whist", 1).observation_size
     ref: list = []
@@ -140,6 +144,7 @@ def test_collector_batches_are_the_engines_transitions_with_aec_credit_and_gae(e
     pool = [(1, net.policy())]
     col = VectorSelfPlayCollector(env, [0, 1, 0, 1], np.random.default_rng(1), reward_scale=0.5,
                                   mix={"pool": 0.4, "random": 0.3}, opponents={"random": UniformPolicy()}, central_critic=central)
+    col._sparse = sparse
     ref.append(col)
     col.reset_all(pool)
     gamma, lam = 0.99, 0.8
