@@ -119,6 +119,8 @@ def configure_train(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--resume", action="store_true", help="continue the run from RUN_DIR/checkpoints/latest.pt")
     parser.add_argument("--total-steps", type=int, default=None, metavar="N", help="override train.total_steps (environment steps, all seats)")
     parser.add_argument("--device", choices=["cpu", "cuda", "auto"], default=None, help="override the config's device")
+    parser.add_argument("--backend", choices=["aec", "vector"], default=None,
+                        help="override env.backend: aec (raw_env per game) or vector (the batched engine, whist_env.vector)")
     parser.add_argument("--seed", type=int, default=None, help="override the config's seed")
     parser.add_argument("--run-dir", default=None, metavar="DIR", help="override the run folder (default: log_dir/run_name)")
     parser.add_argument("--eval-deals", type=int, default=None, metavar="N",

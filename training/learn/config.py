@@ -10,6 +10,7 @@ Layout (every key optional except ``game``; unknown keys are errors)::
     num_threads: 1               # torch CPU threads
     log_dir: runs                # the run folder is log_dir/run_name
     run_name: classic_default
+    env: {backend: aec}          # EnvConfig: aec (raw_env per game) or vector (whist_env.vector)
     train: {total_steps: ..., num_envs: ..., ...}   # PPOConfig
     warm_start: {teacher: heuristic, decisions: ...}  # WarmStartConfig, optional
     eval: {interval_steps: ..., num_deals: ..., opponents: [random, heuristic], ...}
@@ -134,6 +135,20 @@ class WarmStartConfig(_Strict):
                                                             "uniformly random legal bid, so that every bid gets a value")
 
 
+class EnvConfig(_Strict):
+    """How the training games are stepped (``training.learn.ppo``, ``training.learn.vector``)."""
+
+    backend: Literal["aec", "vector"] = Field(
+        "aec", description="aec: num_envs raw AEC environments, one Python call per decision; vector: the batched engine "
+                           "(whist_env.vector) steps all num_envs games at once on the training device, with one forward "
+                           "pass of the learner per step for all of them (self-play, pool, random, checkpoint: and zoo: "
+                           "opponents; the heuristic and search agents stay on aec)")
+
+
+#: Opponent kinds that act in batch on the vector backend (besides ``pool``).
+VECTOR_OPPONENTS = ("random", "checkpoint", "zoo")
+
+
 class EvalConfig(_Strict):
     """Evaluation of the learner against fixed opponents (``training.evaluation.match``, duplicate deals)."""
 
@@ -164,6 +179,7 @@ class ExperimentConfig(_Strict):
     num_threads: int = Field(1, ge=1)
     log_dir: str = "runs"
     run_name: str | None = None
+    env: EnvConfig = Field(default_factory=EnvConfig)
     train: PPOConfig = Field(default_factory=PPOConfig)
     warm_start: WarmStartConfig | None = None
     eval: EvalConfig = Field(default_factory=EvalConfig)
@@ -187,7 +203,28 @@ class ExperimentConfig(_Strict):
             raise ValueError(f"options: {exc}") from exc
         if self.train.bid_head and not env.game.BIDDING_PHASES:
             raise ValueError(f"train.bid_head: {self.game} has no bidding phase")
+        if self.env.backend == "vector":
+            self._check_vector_backend()
         return self
+
+    def _check_vector_backend(self) -> None:
+        """``env.backend: vector`` needs a game and options the batched engine plays, and opponents
+        that act in batch."""
+        from whist_env import vector
+
+        if self.game not in vector.GAMES:
+            raise ValueError(f"env.backend: the batched engine (whist_env.vector) does not play {self.game} yet; it plays "
+                             f"{', '.join(sorted(vector.GAMES))}. Use env.backend: aec for {self.game}")
+        try:
+            vector.make(self.game, 1, **self.options)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"env.backend: the batched engine refuses these options: {exc}. Use env.backend: aec") from exc
+        unbatched = [spec for spec, share in self.train.opponents.items()
+                     if share > 0 and spec != "pool" and spec.strip().partition(":")[0].lower() not in VECTOR_OPPONENTS]
+        if unbatched:
+            raise ValueError(f"train.opponents: {', '.join(map(repr, unbatched))} cannot play on env.backend: vector. Heuristic "
+                             "and search opponents (and sb3:) decide one game at a time in Python and stay on the AEC backend: "
+                             "use env.backend: aec, or opponents that act in batch (pool, random, checkpoint:PATH, zoo:GAME)")
 
     def run_dir(self, config_path: str | os.PathLike | None = None) -> Path:
         """The run folder ``log_dir/run_name`` (``run_name`` defaults to the config file's stem or the game)."""
@@ -219,8 +256,9 @@ def format_validation_error(exc: ValidationError) -> str:
             msg = "unknown key (not allowed here)"
         elif msg.startswith("Value error, "):
             msg = msg[len("Value error, ") :]
-        if err["type"] == "value_error" and msg.startswith("options: ") and loc == "(top level)":
-            loc, msg = "options", msg[len("options: ") :]
+        for key in ("options", "env.backend", "train.opponents"):
+            if err["type"] == "value_error" and msg.startswith(f"{key}: ") and loc == "(top level)":
+                loc, msg = key, msg[len(key) + 2 :]
         lines.append(f"{loc}: {msg}")
     return "\n".join(lines)
 

@@ -32,6 +32,11 @@ How it works, top to bottom:
 5. Only learner decisions are trained on. Every ``snapshot_interval`` updates a frozen copy of
    the network joins the pool (at most ``pool_size``, oldest dropped).
 
+With ``env.backend: vector`` the collection of step 1 runs on the batched engine instead
+(:class:`training.learn.vector.VectorSelfPlayCollector`: one ``whist_env.vector`` environment of
+``num_envs`` games on the training device, one forward pass of the learner per step for all of
+them); steps 2 to 5 are unchanged: the same credit, GAE, batch and PPO update.
+
 Nothing here is specific to a game: one ``Discrete`` action space per game, the action mask
 decides what is legal in each phase (bidding, discarding, card play alike), and sides are read
 from the public observation layout (``tricks_by_side``: S sides, seat ``i`` is on side ``i % S``,
@@ -198,10 +203,29 @@ class RolloutStats:
     returns_vs: dict[str, list[float]] = field(default_factory=dict)
     episode_lengths: list[int] = field(default_factory=list)
     learner_steps: int = 0
+    #: seconds of the rollout spent in the environments (observe, step, state) and in choosing
+    #: actions (networks, sampling, fixed agents); the rest is bookkeeping
+    env_seconds: float = 0.0
+    inference_seconds: float = 0.0
 
 
 def _is_net(player: Any) -> bool:
     return isinstance(player, torch.nn.Module)
+
+
+def opponent_mix(mix: Mapping[str, float] | None, opponents: Mapping[str, Any] | None) -> tuple[list[tuple[str, float]], dict[str, Any]]:
+    """``(the labels with a positive share and their shares, label -> fixed opponent)`` of a
+    collector's opponent mix.
+
+    Raises:
+        ValueError: a label of ``mix`` other than ``"pool"`` without its opponent.
+    """
+    shares = [(label, float(share)) for label, share in (mix or {}).items() if share > 0]
+    fixed = dict(opponents or {})
+    missing = [label for label, _ in shares if label != "pool" and label not in fixed]
+    if missing:
+        raise ValueError(f"no opponent given for {missing}")
+    return shares, fixed
 
 
 class SelfPlayCollector:
@@ -236,11 +260,7 @@ class SelfPlayCollector:
         self.sides = seat_sides(self.envs[0])
         self.rng, self.generator, self.device = rng, generator, device
         self.reward_scale = float(reward_scale)
-        self.mix = [(label, float(share)) for label, share in (mix or {}).items() if share > 0]
-        self.fixed = dict(opponents or {})
-        missing = [label for label, _ in self.mix if label != "pool" and label not in self.fixed]
-        if missing:
-            raise ValueError(f"no opponent given for {missing}")
+        self.mix, self.fixed = opponent_mix(mix, opponents)
         # controller keys: LEARNER, pool snapshots by serial (>= 0), fixed opponents after them
         self._fixed_key = {label: 2**40 + k for k, label in enumerate(sorted(self.fixed))}
         self.central_critic = bool(central_critic)
@@ -300,9 +320,14 @@ class SelfPlayCollector:
         finished: list[Trajectory] = []
         stats = RolloutStats()
         seat_of = {a: s for s, a in enumerate(self.agents)}
+        clock = time.perf_counter
+        t_env = t_inference = 0.0
         for _ in range(num_steps):
+            t0 = clock()
             acting = [seat_of[env.agent_selection] for env in self.envs]
             observations = [env.observe(env.agent_selection) for env in self.envs]
+            t1 = clock()
+            t_env += t1 - t0
             groups: dict[int, list[int]] = {}
             for i, seat in enumerate(acting):
                 groups.setdefault(self.controllers[i][seat], []).append(i)
@@ -326,7 +351,10 @@ class SelfPlayCollector:
                     logp = masked_log_probs(logits).gather(1, act[:, None]).squeeze(1).numpy()
                     states = None
                     if self.central_critic:  # the critic's input only: the actor above saw the observation
+                        t2 = clock()
                         states = np.stack([self.envs[i].state() for i in idx])
+                        t_env += clock() - t2
+                        t_inference -= clock() - t2
                         val = model.value(torch.as_tensor(states, device=self.device)).cpu().numpy()
                     else:
                         val = model.value(obs).cpu().numpy()
@@ -334,6 +362,7 @@ class SelfPlayCollector:
                         learner_out[i] = (float(logp[j]), float(val[j]), None if states is None else states[j])
                 for j, i in enumerate(idx):
                     actions[i] = int(act_np[j])
+            t_inference += clock() - t1
             for i, env in enumerate(self.envs):
                 seat = acting[i]
                 if i in learner_out:
@@ -348,7 +377,9 @@ class SelfPlayCollector:
                     if state_i is not None:
                         tr.states.append(state_i)
                     stats.learner_steps += 1
+                t2 = clock()
                 env.step(actions[i])
+                t_env += clock() - t2
                 self.lengths[i] += 1
                 for s, agent in enumerate(self.agents):
                     r = float(env.rewards.get(agent, 0.0))
@@ -368,8 +399,18 @@ class SelfPlayCollector:
                         stats.pool_episode_returns.append(ret)
                         stats.returns_vs.setdefault(label, []).append(ret)
                     stats.episode_lengths.append(self.lengths[i])
+                    t2 = clock()
                     self._new_episode(i, pool)
+                    t_env += clock() - t2
+        stats.env_seconds, stats.inference_seconds = t_env, t_inference
         return finished, stats
+
+    def rollout(self, net: ActorCritic, pool: Sequence[tuple[int, torch.nn.Module]], num_steps: int, gamma: float,
+                gae_lambda: float, device: str | torch.device = "cpu") -> tuple[Batch | None, RolloutStats]:
+        """:meth:`collect`, then :func:`build_batch` of the finished trajectories on ``device``
+        (the interface the trainer uses for every backend)."""
+        trajs, stats = self.collect(net, pool, num_steps)
+        return build_batch(trajs, gamma, gae_lambda, device), stats
 
 
 # --------------------------------------------------------------------------- PPO update
@@ -470,10 +511,12 @@ def source_commit() -> str | None:
         return None
 
 
-def fixed_opponents(config: ExperimentConfig, obs_size: int, num_actions: int, device: str | torch.device = "cpu") -> dict[str, Any]:
+def fixed_opponents(config: ExperimentConfig, obs_size: int, num_actions: int, device: str | torch.device = "cpu",
+                    batched: bool = False) -> dict[str, Any]:
     """The fixed training opponents of ``train.opponents`` (every label but ``"pool"``): agent
     spec -> a :class:`agents.network.PolicyNet` for trained networks (batched with the learner's
-    inference), else the agent itself (heuristic, random, ``sb3:``).
+    inference), else the agent itself (heuristic, random, ``sb3:``); with ``batched`` (the
+    vector backend) ``random`` is a :class:`training.learn.vector.UniformPolicy`.
 
     Raises:
         ValueError: a bad spec (propagated from :func:`agents.make_agent`), or a trained agent
@@ -484,6 +527,11 @@ def fixed_opponents(config: ExperimentConfig, obs_size: int, num_actions: int, d
 
     out: dict[str, Any] = {}
     for k, spec in enumerate(sorted(label for label, share in config.train.opponents.items() if label != "pool" and share > 0)):
+        if batched and spec.strip().lower() == "random":
+            from training.learn.vector import UniformPolicy
+
+            out[spec] = UniformPolicy()
+            continue
         agent = make_agent(spec, config.game, seed=config.seed + 1000 + k)
         if hasattr(agent, "check_fits"):
             agent.check_fits(obs_size, num_actions)
@@ -538,9 +586,24 @@ class PPOTrainer:
         self.warm_decisions = 0  # teacher decisions the warm start has trained on so far
         self.wall_seconds = 0.0  # training time so far, warm start included, over every resumed session
         self.commit = source_commit()  # of the code that began the run
-        self.collector = SelfPlayCollector(self.make_env, self.cfg.num_envs, self.rng, self.generator, self.device,
-                                           self.cfg.reward_scale, mix=self.cfg.opponents,
-                                           opponents=fixed_opponents(config, self.obs_size, self.num_actions, self.device), central_critic=self.cfg.central_critic)
+        self.backend = config.env.backend
+        opponents = fixed_opponents(config, self.obs_size, self.num_actions, self.device, batched=self.backend == "vector")
+        if self.backend == "vector":
+            from training.learn.vector import VectorSelfPlayCollector
+            from whist_env import vector
+
+            env = vector.make(config.game, self.cfg.num_envs, device=self.device, seed=config.seed, **options)
+            sizes = (getattr(env, "observation_size", self.obs_size), env.NUM_ACTIONS)
+            if sizes != (self.obs_size, self.num_actions):
+                raise ValueError(f"the batched engine's observation and action sizes {sizes} differ from raw_env's "
+                                 f"{(self.obs_size, self.num_actions)}")
+            self.collector: SelfPlayCollector | VectorSelfPlayCollector = VectorSelfPlayCollector(
+                env, seat_sides(probe), self.rng, self.device, self.cfg.reward_scale, mix=self.cfg.opponents,
+                opponents=opponents, central_critic=self.cfg.central_critic)
+        else:
+            self.collector = SelfPlayCollector(self.make_env, self.cfg.num_envs, self.rng, self.generator, self.device,
+                                               self.cfg.reward_scale, mix=self.cfg.opponents, opponents=opponents,
+                                               central_critic=self.cfg.central_critic)
         self.run_dir = None if run_dir is None else Path(run_dir)
         self.writer, self.evaluator, self.progress = writer, evaluator, progress
         self.global_step = 0
@@ -699,13 +762,12 @@ class PPOTrainer:
                 self.net.eval()
                 self.net.bid_epsilon = cfg.bid_epsilon  # explore bids while collecting only; play and evaluation are greedy
                 try:
-                    trajs, stats = self.collector.collect(self.net, self.pool, cfg.rollout_steps)
+                    batch, stats = self.collector.rollout(self.net, self.pool, cfg.rollout_steps, cfg.gamma, cfg.gae_lambda, self.device)
                 finally:
                     self.net.bid_epsilon = 0.0
                 t_rollout = time.perf_counter() - t0
                 self.global_step += steps_per_update
                 self.update += 1
-                batch = build_batch(trajs, cfg.gamma, cfg.gae_lambda, self.device)
                 self.net.train()
                 kl_coef = self.kl_coef()
                 metrics = ppo_update(self.net, self.optimizer, batch, cfg, self.generator, self.anchor, kl_coef) if batch is not None else {}
@@ -716,6 +778,7 @@ class PPOTrainer:
                 sps = steps_per_update / max(elapsed, 1e-9)
                 record = {"global_step": float(self.global_step), "update": float(self.update), **metrics,
                           "rollout_seconds": t_rollout, "update_seconds": elapsed - t_rollout,
+                          "env_seconds": stats.env_seconds, "inference_seconds": stats.inference_seconds,
                           "episode_return": float(np.mean(stats.episode_returns)) if stats.episode_returns else float("nan"),
                           "episode_return_vs_pool": float(np.mean(stats.pool_episode_returns)) if stats.pool_episode_returns else float("nan"),
                           "episode_length": float(np.mean(stats.episode_lengths)) if stats.episode_lengths else float("nan"),
@@ -754,12 +817,17 @@ class PPOTrainer:
     def _progress_fields(record: Mapping[str, float], steps_per_second: float) -> dict[str, str]:
         """The progress bar's fields: steps/s, the mean episode return of the learner against
         its opponents, pool snapshots and fixed agents (``ret``, shown only once such an episode
-        has ended) and the policy entropy."""
+        has ended), the policy entropy and where the last update's time went (``time``: the
+        environments, choosing actions and the PPO update, in percent of it)."""
         fields = {"sps": f"{steps_per_second:.0f}"}
         if math.isfinite(record["episode_return_vs_pool"]):
             fields["ret"] = f"{record['episode_return_vs_pool']:.2f}"
         if math.isfinite(record.get("entropy", math.nan)):
             fields["ent"] = f"{record['entropy']:.2f}"
+        if "env_seconds" in record:
+            total = max(record["rollout_seconds"] + record["update_seconds"], 1e-9)
+            fields["time"] = (f"env {100 * record['env_seconds'] / total:.0f}% inf {100 * record['inference_seconds'] / total:.0f}% "
+                              f"upd {100 * record['update_seconds'] / total:.0f}%")
         return fields
 
     def _log(self, record: Mapping[str, float], sps: float) -> None:
@@ -774,6 +842,8 @@ class PPOTrainer:
         w.add_scalar("charts/steps_per_second", sps, step)
         w.add_scalar("charts/rollout_seconds", record["rollout_seconds"], step)
         w.add_scalar("charts/update_seconds", record["update_seconds"], step)
+        w.add_scalar("charts/env_seconds", record["env_seconds"], step)
+        w.add_scalar("charts/inference_seconds", record["inference_seconds"], step)
         w.add_scalar("charts/pool_size", len(self.pool), step)
         for key in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "anchor_kl", "bid_loss", "explained_variance",
                     "batch_size"):

@@ -103,6 +103,8 @@ def _load_config(args: Any) -> Any:
                 data[key] = getattr(args, key)
         if args.total_steps is not None:
             data["train"]["total_steps"] = args.total_steps
+        if getattr(args, "backend", None) is not None:
+            data["env"]["backend"] = args.backend
         config = config_from_dict(data, source=f"{args.config} (with command-line overrides)")
         if config.device == "cuda":
             import torch
@@ -190,7 +192,8 @@ def run_train(args: Any) -> int:
         print(f"already at step {trainer.global_step:,} >= total_steps {config.train.total_steps:,}: nothing to train "
               f"(raise it with --total-steps); the checkpoints are left as they are")
     else:
-        print(f"training {config.game} to {config.train.total_steps:,} steps on {trainer.device} -> {run_dir}")
+        print(f"training {config.game} to {config.train.total_steps:,} steps on {trainer.device} "
+              f"({config.env.backend} backend, {config.train.num_envs} games) -> {run_dir}")
     resume = f"whist train {args.config}{'' if args.run_dir is None else f' --run-dir {args.run_dir}'} --resume"
     try:
         with stop_on_signal(trainer.request_stop):
