@@ -22,9 +22,10 @@ import torch
 
 from whist_env.vector.base import VectorWhistEnv
 from whist_env.vector.classic import VectorClassicWhist
+from whist_env.vector.minnesota import VectorMinnesotaWhist
 
 #: Game name -> batched environment class, for the games the batched engine plays.
-GAMES: dict[str, type[VectorWhistEnv]] = {"classic_whist": VectorClassicWhist}
+GAMES: dict[str, type[VectorWhistEnv]] = {"classic_whist": VectorClassicWhist, "minnesota_whist": VectorMinnesotaWhist}
 
 
 def make(game: str, num_envs: int, device: str | torch.device = "cpu", seed: int = 0, **options: Any) -> VectorWhistEnv:
@@ -47,4 +48,4 @@ def make(game: str, num_envs: int, device: str | torch.device = "cpu", seed: int
     return GAMES[game](num_envs, device=device, seed=seed, **options)
 
 
-__all__ = ["GAMES", "VectorClassicWhist", "VectorWhistEnv", "make"]
+__all__ = ["GAMES", "VectorClassicWhist", "VectorMinnesotaWhist", "VectorWhistEnv", "make"]
