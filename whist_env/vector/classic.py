@@ -2,8 +2,8 @@
 
 Four players in two partnerships (``player_0`` + ``player_2`` against ``player_1`` +
 ``player_3``), turn-up or rotating trump, honours, game to ``target_score`` or a fixed number of
-hands, best-of matches, every reward mode and both episode kinds of RULES.md §1.9. The revoke
-mode (§2.9, ``allow_revoke=True``) is not supported by the batched engine yet.
+hands, best-of matches, the revoke mode (§2.9, ``allow_revoke=True``: the revoking side's score
+becomes 0), every reward mode and both episode kinds of RULES.md §1.9.
 
 The ranking tables, the honour cards, the options and their validation, the observation
 layout and the reading of fixed deals all come from the reference
@@ -37,8 +37,7 @@ class VectorClassicWhist(VectorWhistEnv):
         seed: seed of the batch's random generator (deals, turn-ups, random first dealers).
         **options: Classic Whist rule options (RULES.md §2.10, §1.9), validated as the raw env does.
     Raises:
-        ValueError: on an unknown or invalid option (naming it and the allowed values), or
-            ``allow_revoke=True``, which the batched engine does not play.
+        ValueError: on an unknown or invalid option (naming it and the allowed values).
     """
 
     NAME = "classic_whist"
@@ -46,8 +45,6 @@ class VectorClassicWhist(VectorWhistEnv):
     def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int = 0, **options: Any) -> None:
         self.rules = ClassicWhist(**options)  # validates the options, reads fixed deals
         self.options = self.rules.options
-        if self.options.allow_revoke:
-            raise ValueError("allow_revoke=True (RULES.md §2.9) is not supported by the batched engine; use classic_whist_v0.raw_env")
         super().__init__(num_envs, device, seed)
         dev = self.device
         # context id = trump suit: the natural ranking under each trump (§2.2)
@@ -129,13 +126,16 @@ class VectorClassicWhist(VectorWhistEnv):
         return torch.stack([held[:, 0] + held[:, 2], held[:, 1] + held[:, 3]], dim=1)
 
     def _score_hands(self, hand_over: torch.Tensor, rewards: torch.Tensor) -> torch.Tensor:
-        """Tricks → end test → honours → end test (§2.5), match and episode progression (§2.6,
-        §2.7, §1.9); writes ``rewards`` ``float32 [B, 4]``; returns ``done`` ``bool [B]``."""
+        """Tricks → end test → honours → end test (§2.5), or the revoke penalty of an annulled
+        hand (§2.9); match and episode progression (§2.6, §2.7, §1.9); writes ``rewards``
+        ``float32 [B, 4]``; returns ``done`` ``bool [B]``."""
         done = torch.zeros_like(hand_over)
         if not bool(hand_over.any()):
             return done
         opts = self.options
-        ended = hand_over[:, None]
+        annulled = self.revoked & hand_over if self.allow_revoke else None
+        scored = hand_over if annulled is None else hand_over & ~annulled
+        ended = scored[:, None]
         tricks = torch.stack([self.tricks_won[:, 0] + self.tricks_won[:, 2], self.tricks_won[:, 1] + self.tricks_won[:, 3]], dim=1)
         start = self.scores
         scores = start + torch.where(ended & (tricks >= 7), tricks - 6, 0)
@@ -151,7 +151,9 @@ class VectorClassicWhist(VectorWhistEnv):
             last = (self.hand_in_game + 1) >= opts.num_hands
             winner = torch.where(last & (winner < 0), strict_leader(scores), winner)
         self.scores = scores
-        return self._finish_hands(hand_over, scores - start, winner, rewards)
+        if annulled is not None:
+            annulled, _ = self._annul_revoked_hands()
+        return self._finish_hands(hand_over, self.scores - start, torch.where(scored, winner, -1), rewards, annulled=annulled)
 
     # ------------------------------------------------------------------ observation (envs/encoding.py)
     def observe(self) -> torch.Tensor:
