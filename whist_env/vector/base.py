@@ -697,6 +697,10 @@ class VectorWhistEnv:
         self._extra_shift = encoder.extra_start - tail_start
         self._zero_chunks = torch.zeros((1, (tail_start - cards_end) // width), dtype=torch.int64, device=dev)
         self._tail_shifts = torch.arange(0, padded - tail_start, width, device=dev)
+        numeric = ("tricks_won", "tricks_by_side", "scores", "games_won", "hand_in_game", "trick_number")
+        if any(lay[a].stop != lay[z].start for a, z in zip(numeric, numeric[1:])):
+            raise NotImplementedError(f"{type(self).__name__}: the numeric features are not adjacent in the layout")
+        self._numeric = slice(lay[numeric[0]].start, lay[numeric[-1]].stop)
         self._score_scale = self.rules.score_scale()
         self._tricks_per_hand = float(self.rules.tricks_per_hand())
         #: row k: the four suit flags (C, D, H, S) of the 4-bit suit mask k
@@ -745,12 +749,10 @@ class VectorWhistEnv:
         chunks = unpacker.chunks(torch.cat([hand, played, trick, card_sets], dim=1), NUM_CARD_BITS)
         tail_chunks = torch.bitwise_right_shift(tail[:, None], self._tail_shifts) & ((1 << unpacker.width) - 1)
         chunks = torch.cat([chunks, self._zero_chunks.expand(b, -1), tail_chunks], dim=1)
-        out = torch.empty((b, self._padded_size), dtype=torch.float32, device=self.device)
-        unpacker.unpack(chunks, unpacker.floats, out=out)
-        if self._padded_size != self.observation_size:
-            out = out[:, : self.observation_size]
+        padded = torch.empty((b, self._padded_size), dtype=torch.float32, device=self.device)
+        unpacker.unpack(chunks, unpacker.floats, out=padded)
 
-        # one-hot features: one position each, set with a single scatter
+        # one-hot features: one position each, set with a single scatter (on the contiguous buffer)
         phase_at = lay["phase"].start + phase
         hot = torch.stack(
             [
@@ -763,11 +765,12 @@ class VectorWhistEnv:
             ],
             dim=1,
         )
-        out.scatter_(1, hot, 1.0)
+        padded.scatter_(1, hot, 1.0)
+        out = padded if self._padded_size == self.observation_size else padded[:, : self.observation_size]
 
-        # ratios are computed in float64 and rounded once, as the reference's Python floats are
+        # the numeric features, adjacent in the layout, written at once; ratios are computed in
+        # float64 and rounded once, as the reference's Python floats are
         tricks = self.tricks_won.gather(1, order).to(torch.float64)
-        out[:, lay["tricks_won"]] = (tricks / self.HAND_SIZE).to(torch.float32)
         s = self.NUM_SIDES
         side_order = (self.side_of(seat)[:, None] + self._seats[:s]) % s
         if s == 2 and n == 4:  # partners sit opposite: relative seats 0, 2 are the observer's side
@@ -775,12 +778,18 @@ class VectorWhistEnv:
         else:
             by_side = torch.zeros((b, s), dtype=torch.float64, device=self.device)
             by_side.scatter_add_(1, self.side_of(order).sub(self.side_of(seat)[:, None]).remainder(s), tricks)
-        out[:, lay["tricks_by_side"]] = (by_side / self.HAND_SIZE).to(torch.float32)
-        scores = self.scores.gather(1, side_order).to(torch.float64) / self._score_scale
-        out[:, lay["scores"]] = scores.clamp(-SCORE_CLIP, SCORE_CLIP).to(torch.float32)
-        out[:, lay["games_won"]] = self.games_won.gather(1, side_order).to(torch.float32)
-        out[:, lay["hand_in_game"]] = (self.hand_in_game.to(torch.float64) / 16.0).to(torch.float32)[:, None]
-        out[:, lay["trick_number"]] = (self.trick_number.to(torch.float64) / self._tricks_per_hand).to(torch.float32)[:, None]
+        scores = (self.scores.gather(1, side_order).to(torch.float64) / self._score_scale).clamp(-SCORE_CLIP, SCORE_CLIP)
+        numeric = torch.cat(
+            [
+                torch.cat([tricks, by_side], dim=1) / self.HAND_SIZE,
+                scores,
+                self.games_won.gather(1, side_order).to(torch.float64),
+                self.hand_in_game.to(torch.float64)[:, None] / 16.0,
+                self.trick_number.to(torch.float64)[:, None] / self._tricks_per_hand,
+            ],
+            dim=1,
+        )
+        out[:, self._numeric] = numeric.to(torch.float32)
         shown = self._suit_rows.index_select(0, self.shown_out.gather(1, order).reshape(-1))
         out[:, lay["voids"]] = shown.view(b, 4 * n)
         return out
