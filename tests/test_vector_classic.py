@@ -58,6 +58,18 @@ def _assert_same_decisions(env, raws, obs, mask, seat, where: str) -> None:
         raise AssertionError(f"{where}: observation of game {game} differs first in {name!r} (entry {index})")
 
 
+def _policy_weights(env, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Uniform random legal play; in the revoke mode a card that does not follow suit while the
+    hand could is 200 times less likely than one that does (most hands are played out)."""
+    weights = mask.float()
+    if env.allow_revoke:
+        suit = torch.arange(52) // 13
+        led = obs[:, env.layout["led_suit"]].argmax(dim=1)  # 4: no suit led yet
+        follows = (obs[:, env.layout["hand"]] == 1) & (suit[None, :] == led[:, None])
+        weights = torch.where(follows.any(dim=1, keepdim=True) & ~follows, weights / 200, weights)
+    return weights
+
+
 def play_both(options: dict, steps: int, seed: int = 0, num_envs: int = B, deals=None) -> dict[str, int]:
     """Play ``steps`` decisions of ``num_envs`` games in both engines, asserting equality at every
     one; returns counts of what was compared (decisions, hands, episodes, truncations)."""
@@ -73,7 +85,7 @@ def play_both(options: dict, steps: int, seed: int = 0, num_envs: int = B, deals
         if step % 13 == 0:
             raw_state = np.stack([raw.state() for raw in raws])
             np.testing.assert_array_equal(env.state().numpy(), raw_state, err_msg=f"step {step}: global state")
-        actions = torch.multinomial(mask.float(), 1, generator=generator).squeeze(1)
+        actions = torch.multinomial(_policy_weights(env, obs, mask), 1, generator=generator).squeeze(1)
         for raw, action in zip(raws, actions.tolist()):
             raw.step(action)
         obs, mask, seat, rewards, done = env.step(actions)
@@ -110,6 +122,7 @@ OPTION_SETS = [
     {"num_hands": 2, "honours": False, "reward": "score", "first_dealer": 2},
     {"max_hands": 3, "target_score": 50, "episode": "game"},
     {"episode": "hand", "reward": "win_loss", "trump_mode": "fixed_rotation"},
+    {"allow_revoke": True, "trump_mode": "fixed_rotation", "num_hands": 2, "reward": "score"},
 ]
 
 
@@ -191,6 +204,6 @@ def test_unsupported_games_and_options_are_refused():
     with pytest.raises(ValueError, match=r"does not play 'hearts'; it plays \[.*'classic_whist'.*\]"):
         vector.make("hearts", 4)
     with pytest.raises(ValueError, match="allow_revoke"):
-        vector.make("classic_whist", 4, allow_revoke=True)
+        vector.make("classic_whist", 4, allow_revoke="yes")
     with pytest.raises(ValueError, match="target_score"):
         vector.make("classic_whist", 4, target_score=0)

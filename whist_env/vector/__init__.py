@@ -25,6 +25,7 @@ from whist_env.vector.bid_whist import VectorBidWhist
 from whist_env.vector.classic import VectorClassicWhist
 from whist_env.vector.cutthroat import VectorCutthroatWhist
 from whist_env.vector.german import VectorGermanWhist
+from whist_env.vector.minnesota import VectorMinnesotaWhist
 from whist_env.vector.romanian import VectorRomanianWhist
 
 #: Game name -> batched environment class, for the games the batched engine plays.
@@ -33,6 +34,7 @@ GAMES: dict[str, type[VectorWhistEnv]] = {
     "classic_whist": VectorClassicWhist,
     "cutthroat_whist": VectorCutthroatWhist,
     "german_whist": VectorGermanWhist,
+    "minnesota_whist": VectorMinnesotaWhist,
     "romanian_whist": VectorRomanianWhist,
 }
 
@@ -63,6 +65,7 @@ __all__ = [
     "VectorClassicWhist",
     "VectorCutthroatWhist",
     "VectorGermanWhist",
+    "VectorMinnesotaWhist",
     "VectorRomanianWhist",
     "VectorWhistEnv",
     "make",

@@ -12,8 +12,10 @@ State is struct-of-arrays over the B games (``B = num_envs``), every tensor on o
 
 A variant (one module per game, as in ``whist_env/rules``) subclasses :class:`VectorWhistEnv`
 and supplies the deal, the hand scoring and the observation; the trick play (§1.4: follow suit,
-trick winner), the legality check and the per-game auto-reset are here. ``step`` never loops over
-games in Python: every update is a masked tensor operation over the whole batch.
+trick winner), the optional revoke mode (§2.9), the legality check, fixed deals read by the
+reference rules, the observation encoding of 52-card games and the per-game auto-reset are here.
+``step`` never loops over games in Python: every update is a masked tensor operation over the
+whole batch.
 """
 
 from __future__ import annotations
@@ -25,13 +27,23 @@ from typing import Any
 import numpy as np
 import torch
 
-from whist_env.engine.cards import card_to_str
+from whist_env.engine.cards import card_to_str, mask_to_str
 from whist_env.engine.tricks import NO_SUIT, TrickContext
+from whist_env.envs.encoding import SCORE_CLIP, ObservationEncoder
 
 #: Bits of a card mask that an ``int64`` can hold (cards 0..53 fit).
 MASK_BITS = 64
 #: Card ids of the standard 52-card deck (jokers, where a game has them, are 52 and 53).
 NUM_CARD_BITS = 52
+
+
+def strict_leader(scores: torch.Tensor) -> torch.Tensor:
+    """Side strictly ahead of every other, else -1 (a tie for highest): ``int64 [B]`` from the
+    scores per side ``int64 [B, S]`` (as ``whist_env.rules.scoring.strict_leader``)."""
+    if scores.shape[1] == 2:
+        return torch.where(scores[:, 0] > scores[:, 1], 0, torch.where(scores[:, 1] > scores[:, 0], 1, -1))
+    at_best = scores == scores.max(dim=1, keepdim=True).values
+    return torch.where(at_best.sum(dim=1) == 1, at_best.to(torch.int64).argmax(dim=1), -1)
 
 
 def card_bits(cards: torch.Tensor) -> torch.Tensor:
@@ -63,13 +75,6 @@ def unpack_bits(masks: torch.Tensor, width: int, dtype: torch.dtype = torch.int6
     as_bytes = masks.contiguous().view(torch.uint8).reshape(-1).to(torch.int32)
     bits = _byte_table(masks.device, dtype).index_select(0, as_bytes)  # [8 * masks.numel(), 8]
     return bits.view(*masks.shape, 64)[..., :width]
-
-
-def strict_leader(scores: torch.Tensor) -> torch.Tensor:
-    """Side with the strictly highest score, else -1 when two or more tie for highest (as
-    ``whist_env.rules.scoring.strict_leader``): ``int64 [B]`` from ``int64 [B, S]``."""
-    at_best = scores == scores.max(dim=1, keepdim=True).values
-    return torch.where(at_best.sum(dim=1) == 1, at_best.to(torch.int64).argmax(dim=1), -1)
 
 
 class ChunkTable:
@@ -201,6 +206,10 @@ class VectorWhistEnv:
     ``step`` returns the observation of the player to act in every game, games that ended an
     episode coming back already reset. Seats are ints ``0 … N-1`` (``player_i`` is seat ``i``).
 
+    A variant sets :attr:`rules` (the reference rules object of its options: it validates them
+    and reads fixed deals) and :attr:`options` before calling ``__init__``. Options with
+    ``allow_revoke=True`` switch the revoke mode of RULES.md §2.9 on (:attr:`allow_revoke`).
+
     Args:
         num_envs: B, the number of games.
         device: torch device of every tensor (``"cpu"``, ``"cuda"``).
@@ -259,16 +268,30 @@ class VectorWhistEnv:
         self.winners = zeros(b, n, dtype=torch.bool)
         #: games whose episode the last step truncated (``max_hands``)
         self.truncated = zeros(b, dtype=torch.bool)
+        #: per seat, a 4-bit mask of the led suits of its revokes not yet established (§2.9)
+        self.pending_revokes = zeros(b, n)
+        #: games whose hand the last step annulled: a revoke was established (§2.9); the revoking
+        #: seat is the player to act, who did not play its card
+        self.revoked = zeros(b, dtype=torch.bool)
+        #: the revoke mode of RULES.md §2.9: every card in hand is legal in play; a revoke is
+        #: recorded, and annuls the hand once its seat plays a card of the suit it did not follow
+        self.allow_revoke = bool(getattr(getattr(self, "options", None), "allow_revoke", False))
+        self.agents = [f"player_{s}" for s in range(n)]
         self._mask: torch.Tensor | None = None
         self._started = False
         self._unpacker = ChunkTable(13, dev)  # 13 bits: a suit of the 52-card deck
 
     # ------------------------------------------------------------------ hooks for variants
     tables: TrickTables
+    #: the reference rules object of the options (``whist_env.rules``): validates the options and
+    #: reads fixed deals (a variant sets it, and :attr:`options`, before calling ``__init__``)
+    rules: Any
+    options: Any
 
     def _start_episodes(self, games: torch.Tensor) -> None:
-        """New episodes in ``games`` (``int64 [k]`` indices): scores and counters at 0, the first
-        dealer (option ``first_dealer``, else drawn at random, RULES.md §1.3), the first deal."""
+        """Reset the episode state of ``games`` (``int64 [k]`` indices): scores, games won and the
+        hand counters at 0, the first dealer (option ``first_dealer``, else drawn at random,
+        RULES.md §1.3), and deal their first hand."""
         for state in (self.scores, self.games_won, self.hand_number, self.hand_in_game, self.game_number):
             state[games] = 0
         first = getattr(self.options, "first_dealer", None)
@@ -279,6 +302,32 @@ class VectorWhistEnv:
         self._start_hands(games)
         self._deal(games)
 
+    def _dealt_by_rules(self) -> Any:
+        """What the engine installs of the deal :attr:`rules` has just made from a fixed deal (the
+        reference reads, checks and completes it; :meth:`_read_deals`): default ``(hands per
+        seat, dealer)``."""
+        return list(self.rules.hands), self.rules.dealer
+
+    def _install_deals(self, games: torch.Tensor, deals: list[Any]) -> None:
+        """Replace the first hand of ``games`` (``int64 [k]``, just reset) by ``deals`` (one
+        :meth:`_dealt_by_rules` tuple ``(hands per seat, dealer, *extras)`` per game): the dealer,
+        a new hand, then :meth:`_set_deal` with the hands and the extras as ``int64`` tensors."""
+        columns = [torch.tensor([deal[i] for deal in deals], dtype=torch.int64, device=self.device) for i in range(len(deals[0]))]
+        self.dealer[games] = columns[1]
+        self._start_hands(games)
+        self._set_deal(games, columns[0], *columns[2:])
+
+    def _set_deal(self, games: torch.Tensor, hands: torch.Tensor, *extras: torch.Tensor) -> None:
+        """Install dealt ``hands`` (``int64 [k, N]`` card bitmasks) in ``games`` (``int64 [k]``),
+        with what else the variant's deal fixes (``extras``, one ``int64`` tensor of k rows each,
+        as in :meth:`_dealt_by_rules`), and set the first player to act."""
+        raise NotImplementedError
+
+    def _deal_extras(self, game: int) -> dict[str, Any]:
+        """The deal extras of game ``game``'s current hand, in ``raw_env`` reset-options form
+        (card texts), as ``raw_env.current_deal()`` gives them. Default: none."""
+        return {}
+
     def _score_hands(self, hand_over: torch.Tensor, rewards: torch.Tensor) -> torch.Tensor:
         """Score the games whose hand ended (``bool [B]``), write ``rewards`` (``float32 [B, N]``),
         start their next hand or episode; return ``done`` (``bool [B]``)."""
@@ -286,11 +335,6 @@ class VectorWhistEnv:
 
     def observe(self) -> torch.Tensor:
         """Observation of the player to act in every game: ``float32 [B, D]``."""
-        raise NotImplementedError
-
-    def _dealt_by_rules(self) -> Any:
-        """What the variant installs of a fixed deal, read from ``self.rules`` (the reference
-        rules object) just after ``self.rules.reset`` dealt it (:meth:`_read_deals`)."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ fixed deals
@@ -338,20 +382,50 @@ class VectorWhistEnv:
         return seats % 2
 
     # ------------------------------------------------------------------ public API
-    def reset(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Start a new episode in every game with a random deal.
+    def reset(self, options: Sequence[Mapping[str, Any] | None] | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """Start a new episode in every game.
 
+        Args:
+            options: ``None`` (every deal random), or one entry per game: ``None`` for a random
+                deal, or a fixed first deal in ``raw_env`` reset-options form (``{"hands": {agent:
+                [card text, ...]}, "dealer": agent, <extra>: ...}``, as :meth:`current_deal`
+                returns it), read by the reference rules. Later hands are dealt at random.
         Returns:
             ``(obs float32 [B, D], mask bool [B, A], seat int64 [B])``: the observation and the
             legal actions of the player to act in each game, and that player's seat.
+        Raises:
+            ValueError: on a broken deal (as ``raw_env.reset`` says it), naming the game; or
+                ``options`` not of length B. Nothing is changed then.
         """
+        fixed = self._read_deals(options) if options is not None else {}
         self._start_episodes(self._games)
         self._started = True
         self.hand_points.zero_()
         self.final_scores.zero_()
         self.winners.zero_()
         self.truncated.zero_()
+        self.revoked.zero_()
+        if fixed:
+            games = sorted(fixed)
+            self._install_deals(torch.tensor(games, dtype=torch.int64, device=self.device), [fixed[g] for g in games])
+            self._mask = None
         return self._outputs()
+
+    def current_deal(self, game: int) -> dict[str, Any]:
+        """Game ``game``'s current hand as dealt, in ``raw_env`` reset-options form:
+        ``{"hands": {agent: [card text, ...]}, "dealer": agent, <extra>: ...}``;
+        ``raw_env.reset(options=...)`` (an episode's first hand) or ``raw_env.redeal(...)`` (a
+        later hand of a game) replays it.
+
+        It holds every player's hidden cards: for tests, duplicate evaluation and records.
+        """
+        dealt = self.dealt[game].tolist()
+        deal: dict[str, Any] = {
+            "hands": {agent: mask_to_str(dealt[s]) for s, agent in enumerate(self.agents)},
+            "dealer": self.agents[int(self.dealer[game])],
+        }
+        deal.update(self._deal_extras(game))
+        return deal
 
     def step(self, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """Apply one action in every game, for the player to act there.
@@ -431,9 +505,12 @@ class VectorWhistEnv:
 
     # ------------------------------------------------------------------ trick play (RULES.md §1.4)
     def _legal_cards(self) -> torch.Tensor:
-        """Cards the player to act may play (follow suit if able, §1.4): ``int64 [B]`` bitmasks."""
+        """Cards the player to act may play (follow suit if able, §1.4; every card of the hand in
+        the revoke mode, §2.9): ``int64 [B]`` bitmasks."""
         t = self.tables
         hand = self.hands.gather(1, self.current_player[:, None]).squeeze(1)
+        if self.allow_revoke:
+            return hand
         led = self.led
         suit_masks = t.suit_masks[self.context]  # [B, 4]
         same = hand & suit_masks.gather(1, led.clamp(min=0)[:, None]).squeeze(1)
@@ -474,11 +551,14 @@ class VectorWhistEnv:
             active: ``bool [B]``, the games that play a card now (the others, in another phase,
                 are left unchanged); ``None``: every game.
         Returns:
-            ``bool [B]``: the games whose hand ended with this card.
+            ``bool [B]``: the games whose hand ended with this card; in the revoke mode (§2.9)
+            also those whose hand it annulled (:attr:`revoked`: the card is not played).
         """
         t = self.tables
         games, seat = self._games, self.current_player
         playing = torch.ones_like(cards, dtype=torch.bool) if active is None else active
+        if self.allow_revoke:
+            playing = active = self._track_revokes(cards, playing)
         cards = torch.where(playing, cards, self.trick_cards[games, seat]) if active is not None else cards
         safe = cards.clamp(min=0)
         bit = torch.where(playing, card_bits(cards), 0)
@@ -507,7 +587,48 @@ class VectorWhistEnv:
         self.leader = torch.where(complete, winner, self.leader)
         self.current_player = torch.where(complete, winner, torch.where(playing, (seat + 1) % self.NUM_PLAYERS, seat))
         self._mask = None
-        return complete & (self.hands.gather(1, self.leader[:, None]).squeeze(1) == 0)
+        hand_over = complete & (self.hands.gather(1, self.leader[:, None]).squeeze(1) == 0)
+        return hand_over | self.revoked if self.allow_revoke else hand_over
+
+    def _track_revokes(self, cards: torch.Tensor, playing: torch.Tensor) -> torch.Tensor:
+        """Establish and record revokes (RULES.md §2.9) for ``cards`` (``int64 [B]``) about to be
+        played in the ``playing`` games (``bool [B]``), as the reference does before the card is
+        played: a card of a suit its seat has a pending revoke in establishes that revoke (the
+        hand is annulled, :attr:`revoked`); else a card that does not follow the led suit while
+        the hand holds one records a pending revoke. Returns the games that play their card."""
+        t = self.tables
+        games, seat = self._games, self.current_player
+        eff = t.eff_suit[self.context, torch.where(playing, cards, 0)]
+        pending = self.pending_revokes[games, seat]
+        established = playing & (eff >= 0) & (torch.bitwise_right_shift(pending, eff.clamp(min=0)) & 1).bool()
+        led = self.led
+        hand = self.hands[games, seat]
+        holds_led = (hand & t.suit_masks[self.context].gather(1, led.clamp(min=0)[:, None]).squeeze(1)) != 0
+        revoke = playing & ~established & (led >= 0) & (eff != led) & holds_led
+        self.pending_revokes[games, seat] = pending | torch.where(revoke, card_bits(led), 0)
+        self.revoked = established
+        return playing & ~established
+
+    def _revoke_penalty(self, scores: torch.Tensor) -> torch.Tensor:
+        """Scores per side (``int64 [B, S]``) after that side's revoke is established (§2.9;
+        Classic: 0, the default). Same shape and dtype."""
+        return torch.zeros_like(scores)
+
+    def _annul_revoked_hands(self) -> tuple[torch.Tensor, torch.Tensor]:
+        """Apply the penalty of the revokes established on this step (RULES.md §2.9): the
+        revoking side's score becomes :meth:`_revoke_penalty` of it; no trick points are scored.
+
+        Returns:
+            ``(annulled bool [B], points int64 [B, S])``: the annulled hands and the score change
+            per side (zero elsewhere); :attr:`scores` is updated.
+        """
+        annulled = self.revoked
+        side = self.side_of(self.current_player)  # the revoker did not play: still to act
+        hit = (side[:, None] == self._seats[: self.NUM_SIDES]) & annulled[:, None]
+        scores = torch.where(hit, self._revoke_penalty(self.scores), self.scores)
+        points = scores - self.scores
+        self.scores = scores
+        return annulled, points
 
     def _after_card(self, cards: torch.Tensor, playing: torch.Tensor) -> None:
         """Variant bookkeeping after ``cards`` were played in the ``playing`` games (``bool [B]``),
@@ -522,12 +643,31 @@ class VectorWhistEnv:
         self.trick_number[games] = 0
         self.tricks_won[games] = 0
         self.shown_out[games] = 0
+        self.pending_revokes[games] = 0
         self._mask = None
 
     # ------------------------------------------------------------------ end of a hand (RULES.md §1.9)
     def _deal(self, games: torch.Tensor) -> None:
         """Deal a new hand in ``games`` (``int64 [k]``), their per-hand state already cleared."""
         raise NotImplementedError
+
+    def _deal_round_robin(self, games: torch.Tensor, num_cards: int = NUM_CARD_BITS) -> tuple[torch.Tensor, torch.Tensor]:
+        """Shuffle the deck of card ids ``0 … num_cards-1`` for each of ``games`` (``int64 [k]``)
+        with :attr:`generator` and deal it one card at a time clockwise (RULES.md §1.3): ``d[i]``
+        to seat ``(dealer + 1 + i) mod N`` for the first ``N × HAND_SIZE`` cards.
+
+        Returns:
+            ``(hands int64 [k, N], order int64 [k, num_cards])``: the hands as bitmasks, and the
+            shuffled list ``d`` (the undealt cards last).
+        """
+        k, n = len(games), self.NUM_PLAYERS
+        order = torch.rand((k, num_cards), generator=self.generator, device=self.device, dtype=torch.float64).argsort(dim=1)
+        dealt = n * self.HAND_SIZE
+        positions = torch.arange(dealt, device=self.device)
+        seat_of = (self.dealer[games, None] + 1 + positions) % n
+        hands = torch.zeros((k, n), dtype=torch.int64, device=self.device)
+        hands.scatter_add_(1, seat_of, card_bits(order[:, :dealt]))  # distinct bits: the sum is the union
+        return hands, order
 
     def _games_to_win(self) -> int:
         """Games a side must win to win the episode (a match's ``best_of``; 1 otherwise)."""
@@ -620,6 +760,151 @@ class VectorWhistEnv:
         if len(games):
             self._start_episodes(games)
         return done
+
+    # ------------------------------------------------------------------ observation (envs/encoding.py)
+    def _init_observation(self) -> None:
+        """The observation layout of :attr:`rules` (the raw env's ``observation_layout()``,
+        :attr:`layout`) and the plan that :meth:`_encode` writes it by, for a game of the 52-card
+        deck whose card blocks end on a 13-bit chunk.
+
+        One table look-up (:class:`ChunkTable`) writes the card blocks, zeros for the features
+        after them, then the unseen block and the 0/1 extra features from one 64-bit tail mask
+        that starts on the last chunk boundary before the unseen block; rows are padded to whole
+        chunks (:meth:`_encode` returns a view when the observation is not a whole number of
+        chunks).
+
+        Raises:
+            NotImplementedError: the layout does not fit that plan (another deck size, card
+                blocks off the chunk grid, or more than 63 bits from the tail's start on).
+        """
+        encoder = ObservationEncoder(self.rules)
+        #: name -> slice of the observation vector, shared with ``raw_env.observation_layout()``
+        self.layout: dict[str, slice] = dict(encoder.layout)
+        self.observation_size = encoder.size
+        lay, width, dev = self.layout, self._unpacker.width, self.device
+        cards_end, unseen = lay["leader"].start, lay["unseen"].start
+        tail_start = unseen - unseen % width
+        padded = -(-encoder.size // width) * width
+        if self.rules.NUM_CARD_ACTIONS != NUM_CARD_BITS or cards_end % width or encoder.size - tail_start > 63:
+            raise NotImplementedError(f"{type(self).__name__}: the observation layout does not fit the 13-bit chunk plan")
+        self._padded_size = padded
+        self._unseen_shift = unseen - tail_start
+        self._extra_shift = encoder.extra_start - tail_start
+        self._zero_chunks = torch.zeros((1, (tail_start - cards_end) // width), dtype=torch.int64, device=dev)
+        self._tail_shifts = torch.arange(0, padded - tail_start, width, device=dev)
+        numeric = ("tricks_won", "tricks_by_side", "scores", "games_won", "hand_in_game", "trick_number")
+        if any(lay[a].stop != lay[z].start for a, z in zip(numeric, numeric[1:])):
+            raise NotImplementedError(f"{type(self).__name__}: the numeric features are not adjacent in the layout")
+        self._numeric = slice(lay[numeric[0]].start, lay[numeric[-1]].stop)
+        self._score_scale = self.rules.score_scale()
+        self._tricks_per_hand = float(self.rules.tricks_per_hand())
+        #: row k: the four suit flags (C, D, H, S) of the 4-bit suit mask k
+        self._suit_rows = unpack_bits(torch.arange(16, device=dev), 4, torch.float32).contiguous()
+        self._full_deck = (1 << NUM_CARD_BITS) - 1
+
+    def _encode(
+        self,
+        seat: torch.Tensor,
+        card_sets: torch.Tensor,
+        trump: torch.Tensor,
+        phase: torch.Tensor | int,
+        extra_bits: torch.Tensor | None = None,
+    ) -> torch.Tensor:
+        """Observation of ``seat`` in every game, equal to ``raw_env.observe`` (layout
+        :attr:`layout`, envs/encoding.py): seats rotated so that ``seat`` is relative seat 0,
+        sides so that its side is first. Needs :meth:`_init_observation`.
+
+        Args:
+            seat: ``int64 [B]``, the observer in each game.
+            card_sets: ``int64 [B, K]``, the variant's public card sets as ``seat`` sees them
+                (bitmasks, in ``PUBLIC_CARD_SETS`` order; ``K`` may be 0).
+            trump: ``int64 [B]``, the trump suit, -1 for none.
+            phase: index of the phase in the rules' ``PHASES`` (an int, or ``int64 [B]``).
+            extra_bits: ``int64 [B]``, bit ``i`` = entry ``i`` of the extra features, for
+                variants whose extra features are all 0/1; ``None``: zeros (the variant writes
+                them afterwards).
+        Returns:
+            ``float32 [B, D]`` (a view of a buffer padded to whole 13-bit chunks when D is not).
+        """
+        b, n = self.num_envs, self.NUM_PLAYERS
+        lay = self.layout
+        order = (seat[:, None] + self._seats) % n  # [B, N]: absolute seat of each relative seat
+        hand = self.hands.gather(1, seat[:, None])
+        played = self.played.gather(1, order)
+        trick = card_bits(self.trick_cards.gather(1, order))
+        seen = hand.squeeze(1)
+        for p in range(n):
+            seen = seen | played[:, p]
+        for k in range(card_sets.shape[1]):
+            seen = seen | card_sets[:, k]
+        tail = torch.bitwise_left_shift(self._full_deck & ~seen, self._unseen_shift)
+        if extra_bits is not None:
+            tail = tail | torch.bitwise_left_shift(extra_bits, self._extra_shift)
+        unpacker = self._unpacker
+        chunks = unpacker.chunks(torch.cat([hand, played, trick, card_sets], dim=1), NUM_CARD_BITS)
+        tail_chunks = torch.bitwise_right_shift(tail[:, None], self._tail_shifts) & ((1 << unpacker.width) - 1)
+        chunks = torch.cat([chunks, self._zero_chunks.expand(b, -1), tail_chunks], dim=1)
+        padded = torch.empty((b, self._padded_size), dtype=torch.float32, device=self.device)
+        unpacker.unpack(chunks, unpacker.floats, out=padded)
+
+        # one-hot features: one position each, set with a single scatter (on the contiguous buffer)
+        phase_at = lay["phase"].start + phase
+        hot = torch.stack(
+            [
+                lay["leader"].start + (self.leader - seat) % n,
+                lay["current_player"].start + (self.current_player - seat) % n,
+                lay["dealer"].start + (self.dealer - seat) % n,
+                lay["trump"].start + torch.where(trump >= 0, trump, 4),
+                phase_at if isinstance(phase_at, torch.Tensor) else torch.full_like(seat, phase_at),
+                lay["led_suit"].start + torch.where(self.led >= 0, self.led, 4),
+            ],
+            dim=1,
+        )
+        padded.scatter_(1, hot, 1.0)
+        out = padded if self._padded_size == self.observation_size else padded[:, : self.observation_size]
+
+        # the numeric features, adjacent in the layout, written at once; ratios are computed in
+        # float64 and rounded once, as the reference's Python floats are
+        tricks = self.tricks_won.gather(1, order).to(torch.float64)
+        s = self.NUM_SIDES
+        side_order = (self.side_of(seat)[:, None] + self._seats[:s]) % s
+        if s == 2 and n == 4:  # partners sit opposite: relative seats 0, 2 are the observer's side
+            by_side = torch.stack([tricks[:, 0] + tricks[:, 2], tricks[:, 1] + tricks[:, 3]], dim=1)
+        else:
+            by_side = torch.zeros((b, s), dtype=torch.float64, device=self.device)
+            by_side.scatter_add_(1, self.side_of(order).sub(self.side_of(seat)[:, None]).remainder(s), tricks)
+        scores = (self.scores.gather(1, side_order).to(torch.float64) / self._score_scale).clamp(-SCORE_CLIP, SCORE_CLIP)
+        numeric = torch.cat(
+            [
+                torch.cat([tricks, by_side], dim=1) / self.HAND_SIZE,
+                scores,
+                self.games_won.gather(1, side_order).to(torch.float64),
+                self.hand_in_game.to(torch.float64)[:, None] / 16.0,
+                self.trick_number.to(torch.float64)[:, None] / self._tricks_per_hand,
+            ],
+            dim=1,
+        )
+        out[:, self._numeric] = numeric.to(torch.float32)
+        shown = self._suit_rows.index_select(0, self.shown_out.gather(1, order).reshape(-1))
+        out[:, lay["voids"]] = shown.view(b, 4 * n)
+        return out
+
+    def _hidden_card_sets(self) -> torch.Tensor | None:
+        """The variant's hidden card piles (``HIDDEN_CARD_SETS`` of the rules) as ``int64 [B, H]``
+        bitmasks, for :meth:`state`; ``None``: none (the default)."""
+        return None
+
+    def state(self) -> torch.Tensor:
+        """The privileged global state of every game, for centralised critics only: ``float32
+        [B, Ds]``, equal to ``raw_env.state()``: the observation of the player to act, then every
+        hand by relative seat (``hands``, N×52), then the hidden card piles."""
+        order = (self.current_player[:, None] + self._seats) % self.NUM_PLAYERS
+        masks = self.hands.gather(1, order)
+        hidden = self._hidden_card_sets()
+        if hidden is not None:
+            masks = torch.cat([masks, hidden], dim=1)
+        cards = unpack_bits(masks, NUM_CARD_BITS, torch.float32).reshape(self.num_envs, -1)
+        return torch.cat([self.observe(), cards], dim=1)
 
     # ------------------------------------------------------------------ outputs and errors
     def _outputs(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:

@@ -18,7 +18,6 @@ this module re-expresses the state machine over tensors.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
@@ -98,7 +97,6 @@ class VectorBidWhist(VectorWhistEnv):
         def tensor(values, dtype=torch.int64):
             return torch.tensor(values, dtype=dtype, device=dev)
 
-        self.agents = [f"player_{s}" for s in range(self.NUM_PLAYERS)]
         # context id 2 × trump + downtown (trump 4: no trump): every ranking a contract can have
         self.tables = TrickTables(
             [contract_context(opts, None if trump == _NO_TRUMP_CONTEXT else trump, downtown) for trump in range(5) for downtown in (False, True)],
@@ -183,34 +181,6 @@ class VectorBidWhist(VectorWhistEnv):
         self.direction = torch.full((b,), -1, dtype=torch.int64, device=dev)
 
     # ------------------------------------------------------------------ reset and deals
-    def reset(self, options: Sequence[Mapping[str, Any] | None] | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Start a new episode in every game.
-
-        Args:
-            options: ``None`` (every deal random), or one entry per game: ``None`` for a random
-                deal, or a fixed first deal in ``raw_env`` reset-options form
-                (``{"hands": {agent: [card text, ...]}, "dealer": agent, "kitty": [card text, ...]}``,
-                as :meth:`current_deal` returns; any part may be left out, the reference deals
-                the rest). Later hands are dealt at random.
-        Returns:
-            ``(obs float32 [B, D], mask bool [B, A], seat int64 [B])``.
-        Raises:
-            ValueError: on a broken deal (as ``raw_env.reset`` says it), naming the game; or
-                ``options`` not of length B. Nothing is changed then.
-        """
-        fixed = self._read_deals(options) if options is not None else {}
-        out = super().reset()
-        if fixed:
-            order = sorted(fixed)
-            games = torch.tensor(order, dtype=torch.int64, device=self.device)
-            hands = torch.tensor([fixed[g][0] for g in order], dtype=torch.int64, device=self.device)
-            self.dealer[games] = torch.tensor([fixed[g][1] for g in order], dtype=torch.int64, device=self.device)
-            kitty = torch.tensor([fixed[g][2] for g in order], dtype=torch.int64, device=self.device)
-            self._start_hands(games)
-            self._set_deal(games, hands, kitty)
-            out = self._outputs()
-        return out
-
     def _dealt_by_rules(self) -> tuple[list[int], int, int]:
         """(hands per seat, dealer, kitty) of the deal the reference just made (what a fixed deal
         leaves open, e.g. the kitty, is drawn as it draws it)."""
@@ -251,21 +221,9 @@ class VectorBidWhist(VectorWhistEnv):
         self.current_player[games] = first
         self._mask = None
 
-    def current_deal(self, game: int) -> dict[str, Any]:
-        """Game ``game``'s current hand as dealt, in ``raw_env`` reset-options form:
-        ``{"hands": {agent: [card text, ...]}, "dealer": agent, "kitty": [card text, ...]}`` (no
-        ``"kitty"`` with ``kitty=False``). ``raw_env.reset(options=...)`` replays it.
-
-        It holds every player's hidden cards: for tests, duplicate evaluation and records.
-        """
-        dealt = self.dealt[game].tolist()
-        deal: dict[str, Any] = {
-            "hands": {agent: mask_to_str(dealt[s]) for s, agent in enumerate(self.agents)},
-            "dealer": self.agents[int(self.dealer[game])],
-        }
-        if self.options.kitty:
-            deal["kitty"] = mask_to_str(int(self.kitty[game]))
-        return deal
+    def _deal_extras(self, game: int) -> dict[str, Any]:
+        """``{"kitty": [card text, ...]}`` (nothing with ``kitty=False``), as ``raw_env.current_deal()``."""
+        return {"kitty": mask_to_str(int(self.kitty[game]))} if self.options.kitty else {}
 
     def action_label(self, action: int) -> str:
         """The reference's label of an action id (``"QH"``, ``"pass"``, ``"bid:5:notrump"``, ``"trump:S"`` …)."""

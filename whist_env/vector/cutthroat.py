@@ -15,12 +15,10 @@ machine over tensors.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
 
-from whist_env.engine.cards import mask_to_str
 from whist_env.envs.encoding import SCORE_CLIP, ObservationEncoder
 from whist_env.rules.base import PLAY
 from whist_env.rules.cutthroat import CutthroatWhist
@@ -59,7 +57,6 @@ class VectorCutthroatWhist(VectorWhistEnv):
         self.HAND_SIZE = self.rules.HAND_SIZE  # 18 (deck 54) or 17 (deck 52)
         super().__init__(num_envs, device, seed)
         dev = self.device
-        self.agents = [f"player_{s}" for s in range(self.NUM_PLAYERS)]
         self._deck_mask = self.rules.deck_mask()
         self._deck_size = self._deck_mask.bit_count()
         self._book = self.rules.book  # tricks a player must pass to score (§7.4)
@@ -104,32 +101,6 @@ class VectorCutthroatWhist(VectorWhistEnv):
             raise AssertionError("the Cutthroat observation's numeric features are no longer one run")
 
     # ------------------------------------------------------------------ reset and deals
-    def reset(self, options: Sequence[Mapping[str, Any] | None] | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Start a new episode in every game.
-
-        Args:
-            options: ``None`` (every deal random), or one entry per game: ``None`` for a random
-                deal, or a fixed first deal in ``raw_env`` reset-options form
-                (``{"hands": {agent: [card text, ...]}, "dealer": agent}``, as
-                :meth:`current_deal` returns). Later hands are dealt at random.
-        Returns:
-            ``(obs float32 [B, D], mask bool [B, 54], seat int64 [B])``.
-        Raises:
-            ValueError: on a broken deal (as ``raw_env.reset`` says it), naming the game; or
-                ``options`` not of length B. Nothing is changed then.
-        """
-        fixed = self._read_deals(options) if options is not None else {}
-        out = super().reset()
-        if fixed:
-            games = sorted(fixed)
-            index = torch.tensor(games, dtype=torch.int64, device=self.device)
-            hands = torch.tensor([fixed[g][0] for g in games], dtype=torch.int64, device=self.device)
-            self.dealer[index] = torch.tensor([fixed[g][1] for g in games], dtype=torch.int64, device=self.device)
-            self._start_hands(index)
-            self._set_deal(index, hands, torch.tensor([fixed[g][2] for g in games], dtype=torch.int64, device=self.device))
-            out = self._outputs()
-        return out
-
     def _dealt_by_rules(self) -> tuple[list[int], int, int]:
         """(hands per seat, dealer, dead card or -1) of the deal the reference just made."""
         dead = -1 if self.rules.dead_card is None else self.rules.dead_card
@@ -159,19 +130,6 @@ class VectorCutthroatWhist(VectorWhistEnv):
         self.leader[games] = first
         self.current_player[games] = first
         self._mask = None
-
-    def current_deal(self, game: int) -> dict[str, Any]:
-        """Game ``game``'s current hand as dealt, in ``raw_env`` reset-options form:
-        ``{"hands": {agent: [card text, ...]}, "dealer": agent}`` (the dead card of deck 52 is
-        the deck's card that no hand holds). ``raw_env.reset(options=...)`` replays it.
-
-        It holds every player's hidden cards: for tests, duplicate evaluation and records.
-        """
-        dealt = self.dealt[game].tolist()
-        return {
-            "hands": {agent: mask_to_str(dealt[s]) for s, agent in enumerate(self.agents)},
-            "dealer": self.agents[int(self.dealer[game])],
-        }
 
     def action_label(self, action: int) -> str:
         """Text label of an action id, as the raw env gives it (``"QH"``, ``"JKR"``)."""

@@ -16,12 +16,11 @@ over tensors.
 from __future__ import annotations
 
 import sys
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
 
-from whist_env.engine.cards import NUM_RANKS, NUM_STANDARD_CARDS, card_to_str, mask_to_str
+from whist_env.engine.cards import NUM_RANKS, NUM_STANDARD_CARDS, card_to_str
 from whist_env.engine.tricks import natural_context
 from whist_env.envs.encoding import SCORE_CLIP, ObservationEncoder
 from whist_env.rules.base import PLAY
@@ -76,7 +75,6 @@ class VectorGermanWhist(VectorWhistEnv):
         self.options = self.rules.options
         super().__init__(num_envs, device, seed)
         dev = self.device
-        self.agents = [f"player_{s}" for s in range(self.NUM_PLAYERS)]
         # context id = trump suit: the natural ranking under each trump (§4.1, §4.2)
         self.tables = TrickTables([natural_context(trump) for trump in range(4)], dev)
         encoder = ObservationEncoder(self.rules)
@@ -184,54 +182,15 @@ class VectorGermanWhist(VectorWhistEnv):
         self.current_player[games] = first
         self._mask = None
 
-    def reset(self, options: Sequence[Mapping[str, Any] | None] | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Start a new episode in every game.
-
-        Args:
-            options: ``None`` (every deal random), or one entry per game: ``None`` for a random
-                deal, or a fixed first deal in ``raw_env`` reset-options form (``{"hands": {agent:
-                [card text, ...]}, "dealer": agent, "stock": [26 card texts, top first]}``, as
-                :meth:`current_deal` returns; what it leaves open is drawn as the reference draws
-                it). Later hands are dealt at random.
-        Returns:
-            ``(obs float32 [B, D], mask bool [B, 52], seat int64 [B])``.
-        Raises:
-            ValueError: on a broken deal (as ``raw_env.reset`` says it), naming the game; or
-                ``options`` not of length B. Nothing is changed then.
-        """
-        fixed = self._read_deals(options) if options is not None else {}
-        out = super().reset()
-        if fixed:
-            games = sorted(fixed)
-            index = torch.tensor(games, dtype=torch.int64, device=self.device)
-            hands, dealers, stocks = ([fixed[g][k] for g in games] for k in range(3))
-            self.dealer[index] = torch.tensor(dealers, dtype=torch.int64, device=self.device)
-            self._start_hands(index)
-            self._set_deal(index, torch.tensor(hands, dtype=torch.int64, device=self.device), torch.tensor(stocks, dtype=torch.int64, device=self.device))
-            out = self._outputs()
-        return out
-
     def _dealt_by_rules(self) -> tuple[list[int], int, list[int]]:
         """(hands per seat, dealer, the stock top first) of the deal the reference just made (a
         stock missing from fixed hands is shuffled from the other cards as it shuffles it)."""
         return list(self.rules.hands), self.rules.dealer, list(self.rules.stock)
 
-    def current_deal(self, game: int) -> dict[str, Any]:
-        """Game ``game``'s current hand as dealt, in ``raw_env`` reset-options form:
-        ``{"hands": {agent: [card text, ...]}, "dealer": agent, "stock": [26 card texts, top
-        first]}``. ``raw_env.reset(options=...)`` replays it.
+    def _deal_extras(self, game: int) -> dict[str, Any]:
+        """``{"stock": [26 card texts, top first]}``, as ``raw_env.current_deal()`` gives it."""
+        return {"stock": [card_to_str(c) for c in self.stock[game, :STOCK_SIZE].tolist()]}
 
-        It holds every player's hidden cards and the stock: for tests, duplicate evaluation and
-        records.
-        """
-        dealt = self.dealt[game].tolist()
-        return {
-            "hands": {agent: mask_to_str(dealt[s]) for s, agent in enumerate(self.agents)},
-            "dealer": self.agents[int(self.dealer[game])],
-            "stock": [card_to_str(c) for c in self.stock[game, :STOCK_SIZE].tolist()],
-        }
-
-    # ------------------------------------------------------------------ play (RULES.md §4.3, §4.4)
     def _after_card(self, cards: torch.Tensor, playing: torch.Tensor) -> None:
         # a face-up stock card its taker plays is no longer a known card in its hand
         self.known &= ~torch.where(playing, card_bits(cards), 0)[:, None]

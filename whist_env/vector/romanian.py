@@ -17,12 +17,11 @@ machine over tensors.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from typing import Any
 
 import torch
 
-from whist_env.engine.cards import NUM_RANKS, card_to_str, mask_to_str
+from whist_env.engine.cards import NUM_RANKS, card_to_str
 from whist_env.engine.tricks import natural_context
 from whist_env.envs.encoding import SCORE_CLIP, ObservationEncoder
 from whist_env.rules.base import PLAY
@@ -78,7 +77,6 @@ class VectorRomanianWhist(VectorWhistEnv):
         def tensor(values, dtype=torch.int64):
             return torch.tensor(values, dtype=dtype, device=dev)
 
-        self.agents = [f"player_{s}" for s in range(n)]
         # context id = trump suit (must trump when void, §5.6), then the no-trump ranking
         contexts = [natural_context(trump, must_trump=True) for trump in range(4)] + [natural_context(None)]
         self.tables = TrickTables(contexts, dev)
@@ -166,42 +164,16 @@ class VectorRomanianWhist(VectorWhistEnv):
         return self.rules.action_label(action)
 
     # ------------------------------------------------------------------ reset and deals
-    def reset(self, options: Sequence[Mapping[str, Any] | None] | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        """Start a new episode in every game.
-
-        Args:
-            options: ``None`` (every deal random), or one entry per game: ``None`` for a random
-                deal, or a fixed first deal in ``raw_env`` reset-options form (``{"hands":
-                {agent: [card text, ...]}, "dealer": agent, "deal_index": j, "turn_up": card
-                text}``, any part left out drawn as the reference draws it; :meth:`current_deal`
-                returns this form). A game episode plays on from deal ``j`` to the end of the
-                schedule; later deals are random.
-        Returns:
-            ``(obs float32 [B, D], mask bool [B, A], seat int64 [B])``.
-        Raises:
-            ValueError: on a broken deal (as ``raw_env.reset`` says it), naming the game; or
-                ``options`` not of length B. Nothing is changed then.
-        """
-        fixed = self._read_deals(options) if options is not None else {}
-        out = super().reset()
-        if fixed:
-            order = sorted(fixed)
-            dev = self.device
-            games = torch.tensor(order, dtype=torch.int64, device=dev)
-            hands = torch.tensor([fixed[g][0] for g in order], dtype=torch.int64, device=dev)
-            dealer, turn_up, deal_index = (torch.tensor([fixed[g][i] for g in order], dtype=torch.int64, device=dev) for i in (1, 2, 3))
-            self.dealer[games] = dealer
-            self.first_deal_index[games] = deal_index
-            self._start_hands(games)
-            self._set_deal(games, hands, turn_up, deal_index)
-            out = self._outputs()
-        return out
-
     def _dealt_by_rules(self) -> tuple[list[int], int, int, int]:
         """(hands per seat, dealer, turn-up or -1, deal index) of the deal the reference just made
         (what a fixed deal leaves out drawn as it draws it)."""
         turn_up = -1 if self.rules.turn_up is None else self.rules.turn_up
         return list(self.rules.hands), self.rules.dealer, turn_up, self.rules.deal_index
+
+    def _install_deals(self, games: torch.Tensor, deals: list[tuple[list[int], int, int, int]]) -> None:
+        # a game episode plays on from the fixed deal's index j (§5.3)
+        self.first_deal_index[games] = torch.tensor([deal[3] for deal in deals], dtype=torch.int64, device=self.device)
+        super()._install_deals(games, deals)
 
     def _start_episodes(self, games: torch.Tensor) -> None:
         """New episodes in ``games``: scores, counters and streaks at 0; the first deal's index j
@@ -261,26 +233,15 @@ class VectorRomanianWhist(VectorWhistEnv):
         self.current_player[games] = first
         self._mask = None
 
-    def current_deal(self, game: int) -> dict[str, Any]:
-        """Game ``game``'s current deal as dealt, in ``raw_env`` reset-options form:
-        ``{"hands": {agent: [card text, ...]}, "dealer": agent, "deal_index": j, "turn_up": card
-        text}`` (no ``"turn_up"`` in deals without trump). ``raw_env.reset(options=...)`` replays
-        it, and ``raw_env.redeal(...)`` for a later deal of a game.
-
-        It holds every player's hidden cards: for tests, duplicate evaluation and records.
-        """
-        dealt = self.dealt[game].tolist()
-        deal: dict[str, Any] = {
-            "hands": {agent: mask_to_str(dealt[s]) for s, agent in enumerate(self.agents)},
-            "dealer": self.agents[int(self.dealer[game])],
-            "deal_index": int(self.deal_index[game]),
-        }
+    def _deal_extras(self, game: int) -> dict[str, Any]:
+        """``{"deal_index": j, "turn_up": card text}`` (no ``"turn_up"`` in deals without trump),
+        as ``raw_env.current_deal()``: a fixed deal plays on from deal ``j`` of the schedule."""
+        extras: dict[str, Any] = {"deal_index": int(self.deal_index[game])}
         turn_up = int(self.turn_up[game])
         if turn_up >= 0:
-            deal["turn_up"] = card_to_str(turn_up)
-        return deal
+            extras["turn_up"] = card_to_str(turn_up)
+        return extras
 
-    # ------------------------------------------------------------------ bidding (RULES.md §5.5)
     def _legal_bids(self) -> torch.Tensor:
         """Bids the player to act may make, as a bitmask over bids 0..8: ``int64 [B]``; every bid
         ``0 … k``, but the dealer may not bid the value that makes the bids add up to k."""
