@@ -63,10 +63,9 @@ import torch
 from agents.checkpoint import check_compatible, make_checkpoint, save_checkpoint
 from agents.network import ActorCritic, PolicyNet, masked_entropy, masked_log_probs, sample_actions
 from training.learn.config import ExperimentConfig
+from training.learn.rollout import LEARNER, Batch, RolloutStats, opponent_mix
 from whist_env.envs.policy_action import policy_action
 from whist_env.envs.symmetry import SuitSymmetry
-
-LEARNER = -1  # controller id of the current policy; snapshots use their serial number (>= 0), fixed opponents 2**40 + k
 
 
 # --------------------------------------------------------------------------- trajectories and GAE
@@ -120,30 +119,6 @@ def compute_gae(rewards: np.ndarray, values: np.ndarray, gamma: float, gae_lambd
     return adv.astype(np.float32), (adv + values).astype(np.float32)
 
 
-@dataclass
-class Batch:
-    """Learner samples of one update (M decisions), as tensors on the training device.
-
-    obs float32 ``(M, D)``, masks int8 ``(M, A)``, actions int64 ``(M,)``, logprobs, values,
-    advantages, returns float32 ``(M,)``; mc_returns float32 ``(M,)``: the Monte-Carlo return
-    of each decision (GAE with lambda 1 and no bootstrap: the bid head's target); critic_inputs
-    float32 ``(M, Ds)``: the global states for a centralised critic, else ``obs`` itself.
-    """
-
-    obs: torch.Tensor
-    masks: torch.Tensor
-    actions: torch.Tensor
-    logprobs: torch.Tensor
-    values: torch.Tensor
-    advantages: torch.Tensor
-    returns: torch.Tensor
-    mc_returns: torch.Tensor
-    critic_inputs: torch.Tensor
-
-    def __len__(self) -> int:
-        return int(self.actions.shape[0])
-
-
 def build_batch(trajectories: Sequence[Trajectory], gamma: float, gae_lambda: float, device: str | torch.device = "cpu") -> Batch | None:
     """GAE per finished trajectory, then concatenate; ``None`` when there is no decision."""
     trajectories = [t for t in trajectories if len(t)]
@@ -190,42 +165,8 @@ def bidding_features(env: Any) -> list[int]:
 
 
 # --------------------------------------------------------------------------- rollouts
-@dataclass
-class RolloutStats:
-    """What one rollout saw: finished episodes' learner returns (raw points) and lengths.
-
-    ``returns_vs`` maps each opponent label (``"pool"``, an agent spec) to the learner's
-    returns in the episodes against it; ``pool_episode_returns`` holds all of those together.
-    """
-
-    episode_returns: list[float] = field(default_factory=list)
-    pool_episode_returns: list[float] = field(default_factory=list)
-    returns_vs: dict[str, list[float]] = field(default_factory=dict)
-    episode_lengths: list[int] = field(default_factory=list)
-    learner_steps: int = 0
-    #: seconds of the rollout spent in the environments (observe, step, state) and in choosing
-    #: actions (networks, sampling, fixed agents); the rest is bookkeeping
-    env_seconds: float = 0.0
-    inference_seconds: float = 0.0
-
-
 def _is_net(player: Any) -> bool:
     return isinstance(player, torch.nn.Module)
-
-
-def opponent_mix(mix: Mapping[str, float] | None, opponents: Mapping[str, Any] | None) -> tuple[list[tuple[str, float]], dict[str, Any]]:
-    """``(the labels with a positive share and their shares, label -> fixed opponent)`` of a
-    collector's opponent mix.
-
-    Raises:
-        ValueError: a label of ``mix`` other than ``"pool"`` without its opponent.
-    """
-    shares = [(label, float(share)) for label, share in (mix or {}).items() if share > 0]
-    fixed = dict(opponents or {})
-    missing = [label for label, _ in shares if label != "pool" and label not in fixed]
-    if missing:
-        raise ValueError(f"no opponent given for {missing}")
-    return shares, fixed
 
 
 class SelfPlayCollector:

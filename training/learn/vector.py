@@ -44,7 +44,7 @@ import numpy as np
 import torch
 
 from agents.network import masked_log_probs, sample_actions
-from training.learn.ppo import LEARNER, Batch, RolloutStats, opponent_mix
+from training.learn.rollout import LEARNER, Batch, RolloutStats, opponent_mix
 
 
 class UniformPolicy(torch.nn.Module):
