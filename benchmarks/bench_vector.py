@@ -37,7 +37,8 @@ def bench_raw(game: str, hands: int, seed: int, **options) -> tuple[int, int, fl
 def bench_batched(game: str, num_envs: int, seconds: float, device: str, seed: int, **options) -> tuple[int, int, float]:
     """The batched engine for about ``seconds`` after a warm-up: (decisions, hands, seconds).
 
-    Each step: a uniformly random legal action per game (``rand * mask``, argmax), ``step``.
+    Each step: a uniformly random legal action per game (the k-th legal action, k uniform below
+    the number of legal actions: one random integer per game), ``step``.
     """
     env = vector.make(game, num_envs, device=device, seed=seed, episode="hand", **options)
     generator = torch.Generator(device=env.device).manual_seed(seed)
@@ -47,8 +48,8 @@ def bench_batched(game: str, num_envs: int, seconds: float, device: str, seed: i
         nonlocal mask
         hands = 0
         for _ in range(steps):
-            noise = torch.rand(mask.shape, generator=generator, device=env.device)
-            actions = torch.where(mask, noise + 1.0, 0.0).argmax(dim=1)
+            k = torch.randint(1 << 30, (num_envs,), generator=generator, device=env.device) % mask.sum(dim=1)
+            actions = (mask.cumsum(dim=1, dtype=torch.int32) > k[:, None]).to(torch.uint8).argmax(dim=1)
             _obs, mask, _seat, _rewards, done = env.step(actions)
             hands = hands + done.sum()  # episode="hand": one hand per episode
         return int(hands)

@@ -50,7 +50,14 @@ def test_vector_backend_refuses_unbatched_opponents(tmp_path):
 
 
 def test_vector_backend_refuses_a_game_or_options_the_engine_does_not_play(tmp_path, monkeypatch):
-    with pytest.raises(ConfigError, match=r"env\.backend: .*allow_revoke.*Use env\.backend: aec"):
+    config_from_dict({**tiny_config(tmp_path), "options": {"allow_revoke": True}})  # every option is batched now
+
+    class Refusing:
+        def __init__(self, *args, **options):
+            raise ValueError("no batched revoke mode")
+
+    monkeypatch.setattr(vector, "GAMES", {"classic_whist": Refusing})
+    with pytest.raises(ConfigError, match=r"env\.backend: the batched engine refuses these options: no batched revoke mode\. Use env\.backend: aec"):
         config_from_dict({**tiny_config(tmp_path), "options": {"allow_revoke": True}})
     monkeypatch.setattr(vector, "GAMES", {})
     with pytest.raises(ConfigError, match=r"env\.backend: the batched engine \(whist_env\.vector\) does not play classic_whist yet"):
