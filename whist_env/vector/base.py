@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from whist_env.engine.cards import card_to_str, mask_to_str
+from whist_env.engine.cards import mask_to_str
 from whist_env.engine.tricks import NO_SUIT, TrickContext
 from whist_env.envs.encoding import SCORE_CLIP, ObservationEncoder
 
@@ -323,6 +323,14 @@ class VectorWhistEnv:
         as in :meth:`_dealt_by_rules`), and set the first player to act."""
         raise NotImplementedError
 
+    def _open_hand(self, games: torch.Tensor, offset: int = 1) -> None:
+        """The first player of the new hand in ``games`` (``int64 [k]``) leads and acts: the seat
+        ``offset`` places left of the dealer (default ``left(dealer)``, RULES.md §1.3)."""
+        first = (self.dealer[games] + offset) % self.NUM_PLAYERS
+        self.leader[games] = first
+        self.current_player[games] = first
+        self._mask = None
+
     def _deal_extras(self, game: int) -> dict[str, Any]:
         """The deal extras of game ``game``'s current hand, in ``raw_env`` reset-options form
         (card texts), as ``raw_env.current_deal()`` gives them. Default: none."""
@@ -464,8 +472,8 @@ class VectorWhistEnv:
         return obs, mask, seat, rewards, done
 
     def action_label(self, action: int) -> str:
-        """Text label of an action id (the card's text for a card action)."""
-        return card_to_str(action)
+        """The reference rules' label of an action id (``"QH"``, ``"JKR"``, ``"pass"``, ``"bid:3"`` …)."""
+        return self.rules.action_label(action)
 
     def action_mask(self) -> torch.Tensor:
         """Legal actions of the player to act in every game: ``bool [B, A]`` (cached until the next

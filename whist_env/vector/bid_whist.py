@@ -216,18 +216,11 @@ class VectorBidWhist(VectorWhistEnv):
         self.hands[games] = hands
         self.dealt[games] = hands
         self.kitty[games] = kitty
-        first = (self.dealer[games] + 1) % self.NUM_PLAYERS
-        self.leader[games] = first
-        self.current_player[games] = first
-        self._mask = None
+        self._open_hand(games)
 
     def _deal_extras(self, game: int) -> dict[str, Any]:
         """``{"kitty": [card text, ...]}`` (nothing with ``kitty=False``), as ``raw_env.current_deal()``."""
         return {"kitty": mask_to_str(int(self.kitty[game]))} if self.options.kitty else {}
-
-    def action_label(self, action: int) -> str:
-        """The reference's label of an action id (``"QH"``, ``"pass"``, ``"bid:5:notrump"``, ``"trump:S"`` …)."""
-        return self.rules.action_label(action)
 
     # ------------------------------------------------------------------ legality and actions
     def _legal_mask(self) -> torch.Tensor:

@@ -88,10 +88,7 @@ class VectorClassicWhist(VectorWhistEnv):
             trump = self._rotation[self.hand_in_game[games] % len(self._rotation)]
         self.trump[games] = trump
         self.context[games] = trump
-        first = (self.dealer[games] + 1) % self.NUM_PLAYERS
-        self.leader[games] = first
-        self.current_player[games] = first
-        self._mask = None
+        self._open_hand(games)
 
     def _deal_extras(self, game: int) -> dict[str, Any]:
         """``{"turn_up": card text}`` (nothing in fixed rotation), as ``raw_env.current_deal()``."""

@@ -126,14 +126,7 @@ class VectorCutthroatWhist(VectorWhistEnv):
         self.dealt[games] = hands
         self.dead_card[games] = dead
         self.context[games] = 0
-        first = (self.dealer[games] + 1) % self.NUM_PLAYERS
-        self.leader[games] = first
-        self.current_player[games] = first
-        self._mask = None
-
-    def action_label(self, action: int) -> str:
-        """Text label of an action id, as the raw env gives it (``"QH"``, ``"JKR"``)."""
-        return self.rules.action_label(action)
+        self._open_hand(games)
 
     # ------------------------------------------------------------------ scoring (RULES.md §7.4)
     def side_of(self, seats: torch.Tensor) -> torch.Tensor:

@@ -177,10 +177,7 @@ class VectorGermanWhist(VectorWhistEnv):
         trump = torch.div(stock[:, 0], NUM_RANKS, rounding_mode="floor")
         self.trump[games] = trump
         self.context[games] = trump
-        first = (self.dealer[games] + self._leads_first) % self.NUM_PLAYERS
-        self.leader[games] = first
-        self.current_player[games] = first
-        self._mask = None
+        self._open_hand(games, self._leads_first)
 
     def _dealt_by_rules(self) -> tuple[list[int], int, list[int]]:
         """(hands per seat, dealer, the stock top first) of the deal the reference just made (a

@@ -101,15 +101,9 @@ class VectorMinnesotaWhist(VectorWhistEnv):
         self.revealed[games] = -1
         self.contract[games] = UNDECIDED
         self.grand_player[games] = -1
-        first = (self.dealer[games] + 1) % self.NUM_PLAYERS
-        self.leader[games] = first
-        self.current_player[games] = first
-        self._mask = None
+        self._open_hand(games)
 
     # ------------------------------------------------------------------ decisions
-    def action_label(self, action: int) -> str:
-        return self.rules.action_label(action)
-
     # the legal actions are the base class's: before the first lead (the bid-card phase) the
     # whole hand, any card of which may be the bid card (§3.3)
 

@@ -159,10 +159,6 @@ class VectorRomanianWhist(VectorWhistEnv):
         """Each player is its own side (§5.1)."""
         return seats
 
-    def action_label(self, action: int) -> str:
-        """Text label of an action id: the card's text, or ``"bid:b"``."""
-        return self.rules.action_label(action)
-
     # ------------------------------------------------------------------ reset and deals
     def _dealt_by_rules(self) -> tuple[list[int], int, int, int]:
         """(hands per seat, dealer, turn-up or -1, deal index) of the deal the reference just made
@@ -228,10 +224,7 @@ class VectorRomanianWhist(VectorWhistEnv):
         self.context[games] = torch.where(trump >= 0, trump, NO_TRUMP_CONTEXT)
         self.bids[games] = -1
         self.phase[games] = PHASE_BID
-        first = (self.dealer[games] + 1) % self.NUM_PLAYERS
-        self.leader[games] = first
-        self.current_player[games] = first
-        self._mask = None
+        self._open_hand(games)
 
     def _deal_extras(self, game: int) -> dict[str, Any]:
         """``{"deal_index": j, "turn_up": card text}`` (no ``"turn_up"`` in deals without trump),
