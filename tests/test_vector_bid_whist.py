@@ -13,41 +13,28 @@ discards, declarations and card plays at once.
 
 from __future__ import annotations
 
-import numpy as np
+from dataclasses import replace
+
 import pytest
 import torch
+from vector_harness import (
+    B,
+    Differential,
+    assert_deals_refused,
+    assert_illegal_refused,
+    assert_non_action_refused,
+    assert_options_refused,
+    one_torch_thread,  # noqa: F401  (an autouse fixture: one torch thread in this module)
+    option_id,
+    per_game_tensors,
+    step_randomly,
+)
 
 from whist_env import bid_whist_v0, vector
 from whist_env.rules.bid_whist import BID_BASE, DECLARE_BASE, KITTY_SIZE, PASS, bid_of
 
-B = 64
 
-
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    # B = 64 tensors are tiny: intra-op threads only add start-up and contention costs
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-def _assert_same_decisions(env, raws, obs, mask, seat, where: str) -> None:
-    agents = [raw.agent_selection for raw in raws]
-    seen = [raw.observe(agent) for raw, agent in zip(raws, agents)]
-    raw_seat = np.array([int(agent[7:]) for agent in agents])  # "player_i"
-    np.testing.assert_array_equal(seat.numpy(), raw_seat, err_msg=f"{where}: seat to act")
-    np.testing.assert_array_equal(mask.numpy(), np.stack([s["action_mask"] for s in seen]).astype(bool), err_msg=f"{where}: action mask")
-    raw_obs = np.stack([s["observation"] for s in seen])
-    if not np.array_equal(obs.numpy(), raw_obs):
-        game, index = np.argwhere(obs.numpy() != raw_obs)[0]
-        name = next(n for n, s in env.layout.items() if s.start <= index < s.stop)
-        raise AssertionError(
-            f"{where}: observation of game {game} differs first in {name!r} (entry {index}): {obs[game, index]} != {raw_obs[game, index]}"
-        )
-
-
-def _policy_weights(env) -> torch.Tensor:
+def _call_weights(env) -> torch.Tensor:
     """Weights of the random play: cards and declarations 1, pass 4, a bid of level L 2^(1 − L),
     so that low contracts, made as often as set, are common (a uniform choice of calls drives
     every auction to high levels, which random card play never makes)."""
@@ -58,13 +45,11 @@ def _policy_weights(env) -> torch.Tensor:
     return weights
 
 
-def _snapshot(env) -> dict[str, torch.Tensor]:
-    """Copies of every per-game state tensor of ``env`` (public attributes with B rows)."""
-    b = env.num_envs
-    return {k: v.clone() for k, v in vars(env).items() if isinstance(v, torch.Tensor) and not k.startswith("_") and v.shape[:1] == (b,)}
+def _policy_weights(env, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    return mask.float() * _call_weights(env)
 
 
-def _staggered_start(env, raws, seed: int, weights: torch.Tensor):
+def _staggered_start(env, raws, seed: int):
     """Put game i of ``env`` (and ``raws[i]``) ``i mod L`` decisions into its first hand (L: the
     decisions of a hand), so that the batch holds every phase at once from then on.
 
@@ -72,15 +57,16 @@ def _staggered_start(env, raws, seed: int, weights: torch.Tensor):
     batched state of game i is taken from a run of the whole batch at its own decision count
     (rows of every per-game tensor), and the raw env replays game i's actions up to there."""
     length = 4 + (KITTY_SIZE + 1 + 12 * 4 if env.options.kitty else 1 + 13 * 4)
+    weights = _call_weights(env)
     generator = torch.Generator().manual_seed(seed + 1)
-    snapshots, played = [_snapshot(env)], []
+    snapshots, played = [per_game_tensors(env)], []
     mask = env.action_mask()
     for _ in range(length - 1):
         actions = torch.multinomial(mask.float() * weights, 1, generator=generator).squeeze(1)
         played.append(actions.tolist())
         _obs, mask, _seat, _rewards, done = env.step(actions)
         assert not done.any()
-        snapshots.append(_snapshot(env))
+        snapshots.append(per_game_tensors(env))
     offsets = [i % length for i in range(env.num_envs)]
     for name in snapshots[0]:
         getattr(env, name).copy_(torch.stack([snapshots[k][name][i] for i, k in enumerate(offsets)]))
@@ -88,72 +74,30 @@ def _staggered_start(env, raws, seed: int, weights: torch.Tensor):
     for i, raw in enumerate(raws):
         for step in range(offsets[i]):
             raw.step(played[step][i])
+    assert len(set(env.phase.tolist())) == (4 if env.options.kitty else 3)  # auction, discard, declare, play at once
     return env.observe(), env.action_mask(), env.current_player.clone()
 
 
-def play_both(options: dict, steps: int, seed: int = 0, num_envs: int = B, deals=None, script=(), stagger: bool = True) -> dict[str, int]:
-    """Play ``steps`` decisions of ``num_envs`` games in both engines, asserting equality at every
-    one; returns counts of what was compared (decisions, hands, episodes, truncations, contracts
-    made and set, hands where the defenders scored, Bostons).
+def _tally_contract(counts: dict, i: int, raw, ended: bool, memo) -> None:
+    points = raw.game.last_hand_points
+    declarer, _level, _mode, books = raw.game.last_contract
+    counts["made" if points[declarer % 2] > 0 else "set"] += 1
+    counts["defenders_scored"] += points[1 - declarer % 2] > 0
+    counts["boston"] += 13 in books
 
-    Args:
-        stagger: start game i ``i mod L`` decisions into its first hand (:func:`_staggered_start`),
-            so that every step routes auction calls, discards, declarations and cards at once.
-        script: action labels played in every game at the first steps (random play after them).
-    """
-    env = vector.make("bid_whist", num_envs, seed=seed, **options)
-    obs, mask, seat = env.reset(options=deals)
-    raws = [bid_whist_v0.raw_env(**options) for _ in range(num_envs)]
-    for i, raw in enumerate(raws):
-        raw.reset(seed=seed * 10_000 + i, options=env.current_deal(i))
-    weights = _policy_weights(env)
-    if stagger:
-        obs, mask, seat = _staggered_start(env, raws, seed, weights)
-        assert len(set(env.phase.tolist())) == (4 if env.options.kitty else 3)  # auction, discard, declare, play at once
-    generator = torch.Generator().manual_seed(seed)
-    counts = dict.fromkeys(["decisions", "hands", "episodes", "truncated", "made", "set", "defenders_scored", "boston"], 0)
-    for step in range(steps):
-        _assert_same_decisions(env, raws, obs, mask, seat, f"step {step}")
-        if step % 23 == 0:
-            raw_state = np.stack([raw.state() for raw in raws])
-            np.testing.assert_array_equal(env.state().numpy(), raw_state, err_msg=f"step {step}: global state")
-        if step < len(script):
-            actions = torch.full((num_envs,), env.rules.action_id(script[step]), dtype=torch.int64)
-        else:
-            actions = torch.multinomial(mask.float() * weights, 1, generator=generator).squeeze(1)
-        for raw, action in zip(raws, actions.tolist()):
-            raw.step(action)
-        obs, mask, seat, rewards, done = env.step(actions)
-        counts["decisions"] += num_envs
-        paid = np.array([[raw.rewards[a] for a in raw.possible_agents] for raw in raws], dtype=np.float32)
-        np.testing.assert_array_equal(rewards.numpy(), paid, err_msg=f"step {step}: rewards")
-        ended = np.array([raw.game.done or raw.game.truncated for raw in raws])
-        np.testing.assert_array_equal(done.numpy(), ended, err_msg=f"step {step}: done")
-        truncated = np.array([raw.game.truncated for raw in raws])
-        np.testing.assert_array_equal(env.truncated.numpy(), truncated, err_msg=f"step {step}: truncated")
-        scored = np.array(["last_hand" in raw.infos[raw.agents[0]] for raw in raws])
-        for i in np.flatnonzero(scored | ended):
-            raw = raws[i]
-            game = raw.game
-            if scored[i]:
-                counts["hands"] += 1
-                points = game.last_hand_points
-                assert env.hand_points[i].tolist() == points, f"step {step}, game {i}: hand points"
-                assert env.final_scores[i].tolist() == list(game.last_hand[2]), f"step {step}, game {i}: scores"
-                declarer, _level, _mode, books = game.last_contract
-                counts["made" if points[declarer % 2] > 0 else "set"] += 1
-                counts["defenders_scored"] += points[1 - declarer % 2] > 0
-                counts["boston"] += 13 in books
-            if ended[i]:
-                counts["episodes"] += 1
-                counts["truncated"] += game.truncated
-                assert env.final_scores[i].tolist() == game.scores, f"step {step}, game {i}: final scores"
-                assert np.flatnonzero(env.winners[i].numpy()).tolist() == game.winners, f"step {step}, game {i}: winners"
-                raw.reset(seed=seed * 10_000 + i + step * num_envs, options=env.current_deal(i))
-            else:
-                raw.redeal(env.current_deal(i))
-    _assert_same_decisions(env, raws, obs, mask, seat, "end")
-    return counts
+
+#: counts also contracts made and set, hands where the defenders scored, and Bostons
+BID_WHIST = Differential(
+    "bid_whist",
+    bid_whist_v0,
+    state_every=23,
+    tallies=("made", "set", "defenders_scored", "boston"),
+    weights=_policy_weights,
+    on_hand=_tally_contract,
+)
+#: the batch staggered over the decisions of a hand (:func:`_staggered_start`), so that every
+#: step routes auction calls, discards, declarations and cards at once
+STAGGERED = replace(BID_WHIST, start=_staggered_start)
 
 
 # Every option of RULES.md §6.11 and §1.9 is set away from its default in at least one set.
@@ -187,11 +131,11 @@ OPTION_SETS = [
 HANDS = 2_000
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default")
+@pytest.mark.parametrize("options", OPTION_SETS, ids=option_id)
 def test_batched_equals_reference_under_random_play(options):
     per_hand = 4 + (KITTY_SIZE + 1 + 48 if options.get("kitty", True) else 1 + 52)
     steps = -(-HANDS // B) * per_hand + per_hand  # the staggered games end their first hands over one hand's steps
-    counts = play_both(options, steps=steps, seed=len(options))
+    counts = STAGGERED.play(options, steps=steps, seed=len(options))
     assert counts["hands"] >= HANDS
     assert counts["episodes"] >= (HANDS if options.get("episode") == "hand" else B)
     assert counts["made"] > 0 and counts["set"] > 0
@@ -238,7 +182,7 @@ def test_fixed_deals_replay_in_both_engines():
     assert env.current_deal(3) == BOSTON_DEAL
     assert env.current_deal(5) == {**BOSTON_DEAL, "dealer": "player_1"}
     assert env.current_deal(6)["kitty"] == BOSTON_DEAL["kitty"]
-    counts = play_both({"episode": "hand"}, steps=59, seed=3, num_envs=8, deals=deals, stagger=False)
+    counts = BID_WHIST.play({"episode": "hand"}, steps=59, seed=3, num_envs=8, deals=deals)
     assert counts["hands"] == 8
 
 
@@ -265,7 +209,7 @@ def _scripted(options: dict, deal: dict, script: list[str], random_steps: int, n
 )
 def test_boston(options, deal, script, points):
     length = len(script) + (48 if options.get("kitty", True) else 52)
-    counts = play_both(options, steps=length, seed=4, num_envs=4, deals=[deal] * 4, script=script, stagger=False)
+    counts = BID_WHIST.play(options, steps=length, seed=4, num_envs=4, deals=[deal] * 4, script=script)
     assert counts["boston"] == 4 and counts["hands"] == 4
     assert _scripted(options, deal, script, length - len(script)).hand_points.tolist() == [points] * 4
 
@@ -295,7 +239,7 @@ SUITLESS_SCRIPT = ["bid:4:notrump", "pass", "pass", "pass", "2C", "TS", "JS", "Q
     ],
 )
 def test_a_trick_of_four_suitless_cards(options, winner):
-    counts = play_both(options, steps=len(SUITLESS_SCRIPT) + 8, seed=6, num_envs=4, deals=[SUITLESS_DEAL] * 4, script=SUITLESS_SCRIPT, stagger=False)
+    counts = BID_WHIST.play(options, steps=len(SUITLESS_SCRIPT) + 8, seed=6, num_envs=4, deals=[SUITLESS_DEAL] * 4, script=SUITLESS_SCRIPT)
     assert counts["decisions"] == 4 * (len(SUITLESS_SCRIPT) + 8)
     env = _scripted(options, SUITLESS_DEAL, SUITLESS_SCRIPT, 0)
     assert env.tricks_won.tolist() == [[int(seat == winner) for seat in range(4)]] * 4
@@ -303,61 +247,40 @@ def test_a_trick_of_four_suitless_cards(options, winner):
 
 
 def test_broken_deal_names_the_game():
-    env = vector.make("bid_whist", 4)
     hands = BOSTON_DEAL["hands"]
     broken = {"hands": {**hands, "player_1": hands["player_0"]}, "dealer": "player_2"}
-    with pytest.raises(ValueError, match=r"game 2: invalid deal: .*more than one seat"):
-        env.reset(options=[None, None, broken, None])
-    with pytest.raises(ValueError, match=r"game 1: invalid deal: kitty cards are also in a hand"):
-        env.reset(options=[None, {**BOSTON_DEAL, "kitty": "AS 3S 2S AH AD AC".split()}, None, None])
-    with pytest.raises(ValueError, match=r"game 0: invalid deal: .*kitty.* not allowed with kitty=False"):
-        vector.make("bid_whist", 2, kitty=False).reset(options=[{"kitty": BOSTON_DEAL["kitty"]}, None])
-    with pytest.raises(ValueError, match="sequence of 4 deals"):
-        env.reset(options=[None])
+    assert_deals_refused(
+        vector.make("bid_whist", 4),
+        (2, broken, ".*more than one seat"),
+        (1, {**BOSTON_DEAL, "kitty": "AS 3S 2S AH AD AC".split()}, "kitty cards are also in a hand"),
+    )
+    assert_deals_refused(vector.make("bid_whist", 2, kitty=False), (0, {"kitty": BOSTON_DEAL["kitty"]}, ".*kitty.* not allowed with kitty=False"))
 
 
 def test_illegal_action_names_game_action_and_legal_labels_and_changes_nothing():
     env = vector.make("bid_whist", 16, seed=5)
-    obs, mask, seat = env.reset()
+    _obs, mask, _seat = env.reset()
     generator = torch.Generator().manual_seed(5)
-    weights = _policy_weights(env)
+    weights = _call_weights(env)
     game = 7
     # a card in the auction, the first action not legal in the discard, a pass in the discard, a
     # card in the declaration, a declaration in the play
     for steps, phase, illegal_label in ((1, "auction", "2C"), (3, "discard", None), (2, "discard", "pass"), (4, "declare", "2C"), (3, "play", "trump:C")):
-        for _ in range(steps):
-            obs, mask, seat, _, _ = env.step(torch.multinomial(mask.float() * weights, 1, generator=generator).squeeze(1))
+        obs, mask, _seat = step_randomly(env, mask, steps, generator, weights)
         assert env.rules.PHASES[int(env.phase[game])] == phase
         actions = mask.float().argmax(dim=1)
-        illegal = int((~mask[game]).nonzero()[0, 0]) if illegal_label is None else env.rules.action_id(illegal_label)
-        actions[game] = illegal
-        before = {k: v.clone() for k, v in _snapshot(env).items()}
-        legal_labels = [env.action_label(a) for a in mask[game].nonzero().squeeze(1).tolist()]
-        with pytest.raises(ValueError) as error:
-            env.step(actions)
-        text = str(error.value)
-        assert f"game {game}" in text and f"illegal action {illegal} ({env.action_label(illegal)})" in text
-        assert str(legal_labels) in text
-        for name, value in before.items():
-            assert torch.equal(getattr(env, name), value), name
-        assert torch.equal(env.observe(), obs)
-    actions = mask.float().argmax(dim=1)
-    actions[3] = 82
-    with pytest.raises(ValueError, match="not an action id"):
-        env.step(actions)
-    actions[3] = int(mask[3].nonzero()[0, 0])
-    env.step(actions)  # the batch plays on
+        actions[game] = int((~mask[game]).nonzero()[0, 0]) if illegal_label is None else env.rules.action_id(illegal_label)
+        assert_illegal_refused(env, actions, game, obs, mask)
+    assert_non_action_refused(env, mask.float().argmax(dim=1), 3, 82, mask)
 
 
 def test_invalid_options_are_refused():
-    for options, name in (
+    assert_options_refused(
+        "bid_whist",
         ({"min_bid": 8}, "min_bid"),
         ({"big_joker": "green"}, "big_joker"),
         ({"wild_deuces": ("2D", "2D")}, "wild_deuces"),
         ({"boston_multiplier": 0}, "boston_multiplier"),
         ({"first_dealer": 4}, "first_dealer"),
         ({"trump_mode": "turn_up"}, "trump_mode"),
-    ):
-        with pytest.raises(ValueError, match=name):
-            vector.make("bid_whist", 4, **options)
-
+    )

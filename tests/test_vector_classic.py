@@ -10,13 +10,23 @@ winners must be exactly equal.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
+from vector_harness import (
+    B,
+    Differential,
+    assert_deals_refused,
+    assert_illegal_refused,
+    assert_non_action_refused,
+    assert_options_refused,
+    discourage_revokes,
+    one_torch_thread,  # noqa: F401  (an autouse fixture: one torch thread in this module)
+    option_id,
+    step_randomly,
+)
 
 from whist_env import classic_whist_v0, vector
 
-B = 64
 #: hands each of the B games plays per option set: 64 x 32 = 2,048 hands compared in each
 HANDS_PER_GAME = 32
 
@@ -29,90 +39,13 @@ DEAL = {
 }
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    # B = 64 tensors are tiny: intra-op threads only add start-up and contention costs
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-def _raw_outputs(raws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    obs, masks, seats = [], [], []
-    for raw in raws:
-        seen = raw.observe(raw.agent_selection)
-        obs.append(seen["observation"])
-        masks.append(seen["action_mask"].astype(bool))
-        seats.append(raw.possible_agents.index(raw.agent_selection))
-    return np.stack(obs), np.stack(masks), np.array(seats)
-
-
-def _assert_same_decisions(env, raws, obs, mask, seat, where: str) -> None:
-    raw_obs, raw_mask, raw_seat = _raw_outputs(raws)
-    np.testing.assert_array_equal(seat.numpy(), raw_seat, err_msg=f"{where}: seat to act")
-    np.testing.assert_array_equal(mask.numpy(), raw_mask, err_msg=f"{where}: action mask")
-    if not np.array_equal(obs.numpy(), raw_obs):
-        game, index = np.argwhere(obs.numpy() != raw_obs)[0]
-        name = next(n for n, s in env.layout.items() if s.start <= index < s.stop)
-        raise AssertionError(f"{where}: observation of game {game} differs first in {name!r} (entry {index})")
-
-
 def _policy_weights(env, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Uniform random legal play; in the revoke mode a card that does not follow suit while the
     hand could is 200 times less likely than one that does (most hands are played out)."""
-    weights = mask.float()
-    if env.allow_revoke:
-        suit = torch.arange(52) // 13
-        led = obs[:, env.layout["led_suit"]].argmax(dim=1)  # 4: no suit led yet
-        follows = (obs[:, env.layout["hand"]] == 1) & (suit[None, :] == led[:, None])
-        weights = torch.where(follows.any(dim=1, keepdim=True) & ~follows, weights / 200, weights)
-    return weights
+    return discourage_revokes(env, obs, mask.float())
 
 
-def play_both(options: dict, steps: int, seed: int = 0, num_envs: int = B, deals=None) -> dict[str, int]:
-    """Play ``steps`` decisions of ``num_envs`` games in both engines, asserting equality at every
-    one; returns counts of what was compared (decisions, hands, episodes, truncations)."""
-    env = vector.make("classic_whist", num_envs, seed=seed, **options)
-    obs, mask, seat = env.reset(options=deals)
-    raws = [classic_whist_v0.raw_env(**options) for _ in range(num_envs)]
-    for i, raw in enumerate(raws):
-        raw.reset(seed=seed * 10_000 + i, options=env.current_deal(i))
-    generator = torch.Generator().manual_seed(seed)
-    counts = {"decisions": 0, "hands": 0, "episodes": 0, "truncated": 0}
-    for step in range(steps):
-        _assert_same_decisions(env, raws, obs, mask, seat, f"step {step}")
-        if step % 13 == 0:
-            raw_state = np.stack([raw.state() for raw in raws])
-            np.testing.assert_array_equal(env.state().numpy(), raw_state, err_msg=f"step {step}: global state")
-        actions = torch.multinomial(_policy_weights(env, obs, mask), 1, generator=generator).squeeze(1)
-        for raw, action in zip(raws, actions.tolist()):
-            raw.step(action)
-        obs, mask, seat, rewards, done = env.step(actions)
-        counts["decisions"] += num_envs
-        paid = np.array([[raw.rewards[a] for a in raw.possible_agents] for raw in raws], dtype=np.float32)
-        np.testing.assert_array_equal(rewards.numpy(), paid, err_msg=f"step {step}: rewards")
-        ended = np.array([raw.game.done or raw.game.truncated for raw in raws])
-        np.testing.assert_array_equal(done.numpy(), ended, err_msg=f"step {step}: done")
-        truncated = np.array([raw.game.truncated for raw in raws])
-        np.testing.assert_array_equal(env.truncated.numpy(), truncated, err_msg=f"step {step}: truncated")
-        for i in np.flatnonzero(ended | (rewards.numpy() != 0).any(axis=1) | np.array(["last_hand" in raw.infos[raw.agents[0]] for raw in raws])):
-            raw = raws[i]
-            game = raw.game
-            if "last_hand" in raw.infos[raw.agents[0]]:  # a hand was scored on this step
-                counts["hands"] += 1
-                assert env.hand_points[i].tolist() == game.last_hand_points, f"step {step}, game {i}: hand points"
-                assert env.final_scores[i].tolist() == list(game.last_hand[2]), f"step {step}, game {i}: scores"
-            if ended[i]:
-                counts["episodes"] += 1
-                counts["truncated"] += game.truncated
-                assert env.final_scores[i].tolist() == game.scores, f"step {step}, game {i}: final scores"
-                assert np.flatnonzero(env.winners[i].numpy()).tolist() == game.winners, f"step {step}, game {i}: winners"
-                raw.reset(seed=seed * 10_000 + i + step * num_envs, options=env.current_deal(i))
-            elif "last_hand" in raw.infos[raw.agents[0]]:
-                raw.redeal(env.current_deal(i))
-    _assert_same_decisions(env, raws, obs, mask, seat, "end")
-    return counts
+CLASSIC = Differential("classic_whist", classic_whist_v0, state_every=13, weights=_policy_weights)
 
 
 OPTION_SETS = [
@@ -126,9 +59,9 @@ OPTION_SETS = [
 ]
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default")
+@pytest.mark.parametrize("options", OPTION_SETS, ids=option_id)
 def test_batched_equals_reference_under_random_play(options):
-    counts = play_both(options, steps=52 * HANDS_PER_GAME + 17, seed=len(options))
+    counts = CLASSIC.play(options, steps=52 * HANDS_PER_GAME + 17, seed=len(options))
     assert counts["hands"] >= HANDS_PER_GAME * B >= 2000  # every slot played its hands (and is 17 cards into one more)
     assert counts["episodes"] >= B  # ... and ended at least one episode on average
     if options.get("max_hands") == 3:
@@ -144,17 +77,13 @@ def test_fixed_deals_replay_in_both_engines():
     assert env.current_deal(3) == deals[3]
     drawn = env.current_deal(5)
     assert drawn["hands"] == DEAL and drawn["dealer"] == "player_0" and drawn["turn_up"] in DEAL["player_0"]
-    counts = play_both({"episode": "hand"}, steps=52, seed=3, num_envs=8, deals=deals)
+    counts = CLASSIC.play({"episode": "hand"}, steps=52, seed=3, num_envs=8, deals=deals)
     assert counts["hands"] == 8
 
 
 def test_broken_deal_names_the_game():
-    env = vector.make("classic_whist", 4)
     broken = {"hands": {**DEAL, "player_1": DEAL["player_0"]}, "dealer": "player_2"}
-    with pytest.raises(ValueError, match=r"game 2: invalid deal: .*more than one seat"):
-        env.reset(options=[None, None, broken, None])
-    with pytest.raises(ValueError, match="sequence of 4 deals"):
-        env.reset(options=[None])
+    assert_deals_refused(vector.make("classic_whist", 4), (2, broken, ".*more than one seat"))
 
 
 def test_refused_resets_and_early_steps_change_nothing():
@@ -162,12 +91,12 @@ def test_refused_resets_and_early_steps_change_nothing():
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(torch.zeros(4, dtype=torch.int64))
     generator = env.generator.get_state()
-    with pytest.raises(ValueError, match=r"game 1: invalid deal: unknown dealer 'player_9'"):
-        env.reset(options=[None, {"hands": DEAL, "dealer": "player_9"}, None, None])
-    with pytest.raises(ValueError, match=r"game 2: invalid deal: unknown agent\(s\) \['north'\]"):
-        env.reset(options=[None, None, {"hands": {"north": DEAL["player_0"]}}, None])
-    with pytest.raises(ValueError, match="game 0: invalid deal: a deal must be a mapping"):
-        env.reset(options=["2C", None, None, None])
+    assert_deals_refused(
+        env,
+        (1, {"hands": DEAL, "dealer": "player_9"}, "unknown dealer 'player_9'"),
+        (2, {"hands": {"north": DEAL["player_0"]}}, r"unknown agent\(s\) \['north'\]"),
+        (0, "2C", "a deal must be a mapping"),
+    )
     with pytest.raises(ValueError, match="sequence of 4 deals"):
         env.reset(options=(deal for deal in [None] * 4))
     assert torch.equal(env.generator.get_state(), generator)  # the refused deals drew nothing
@@ -175,35 +104,16 @@ def test_refused_resets_and_early_steps_change_nothing():
 
 def test_illegal_action_names_game_action_and_legal_labels_and_changes_nothing():
     env = vector.make("classic_whist", 16, seed=5)
-    obs, mask, seat = env.reset()
-    generator = torch.Generator().manual_seed(5)
-    for _ in range(6):  # into the second trick
-        obs, mask, seat, _, _ = env.step(torch.multinomial(mask.float(), 1, generator=generator).squeeze(1))
+    _obs, mask, _seat = env.reset()
+    obs, mask, _seat = step_randomly(env, mask, 6, torch.Generator().manual_seed(5))  # into the second trick
     game = 7
     actions = mask.float().argmax(dim=1)
-    illegal = int((~mask[game]).nonzero()[0, 0])
-    actions[game] = illegal
-    before = {name: getattr(env, name).clone() for name in ("hands", "played", "trick_cards", "scores", "current_player")}
-    legal_labels = [env.action_label(a) for a in mask[game].nonzero().squeeze(1).tolist()]
-    with pytest.raises(ValueError) as error:
-        env.step(actions)
-    text = str(error.value)
-    assert f"game {game}" in text and f"illegal action {illegal} ({env.action_label(illegal)})" in text
-    assert str(legal_labels) in text
-    for name, value in before.items():
-        assert torch.equal(getattr(env, name), value), name
-    assert torch.equal(env.observe(), obs)
-    actions[game] = 52
-    with pytest.raises(ValueError, match="not an action id"):
-        env.step(actions)
-    actions[game] = int(mask[game].nonzero()[0, 0])
-    env.step(actions)  # the batch plays on
+    actions[game] = int((~mask[game]).nonzero()[0, 0])
+    assert_illegal_refused(env, actions, game, obs, mask, names=("hands", "played", "trick_cards", "scores", "current_player"))
+    assert_non_action_refused(env, actions, game, 52, mask)
 
 
 def test_unsupported_games_and_options_are_refused():
     with pytest.raises(ValueError, match=r"does not play 'hearts'; it plays \[.*'classic_whist'.*\]"):
         vector.make("hearts", 4)
-    with pytest.raises(ValueError, match="allow_revoke"):
-        vector.make("classic_whist", 4, allow_revoke="yes")
-    with pytest.raises(ValueError, match="target_score"):
-        vector.make("classic_whist", 4, target_score=0)
+    assert_options_refused("classic_whist", ({"allow_revoke": "yes"}, "allow_revoke"), ({"target_score": 0}, "target_score"))

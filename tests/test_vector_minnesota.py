@@ -10,15 +10,25 @@ every hand's points, scores and winners must be exactly equal.
 
 from __future__ import annotations
 
-import numpy as np
 import pytest
 import torch
+from vector_harness import (
+    B,
+    Differential,
+    assert_deals_refused,
+    assert_illegal_refused,
+    assert_non_action_refused,
+    assert_options_refused,
+    discourage_revokes,
+    one_torch_thread,  # noqa: F401  (an autouse fixture: one torch thread in this module)
+    option_id,
+    step_randomly,
+)
 
 from whist_env import minnesota_whist_v0, vector
 from whist_env.engine.cards import card_from_str
 from whist_env.vector.minnesota import HIGH, LOW
 
-B = 64
 #: hands (deals played to their last trick) each option set must play in both engines
 MIN_HANDS = 2000
 
@@ -31,107 +41,49 @@ DEAL = {
 }
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_torch_thread():
-    # B = 64 tensors are tiny: intra-op threads only add start-up and contention costs
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(threads)
-
-
-def _assert_same_decisions(env, raws, obs, mask, seat, where: str) -> None:
-    raw_obs, raw_mask, raw_seat = [], [], []
-    for raw in raws:
-        agent = raw.agent_selection
-        seen = raw.observe(agent)
-        raw_obs.append(seen["observation"])
-        raw_mask.append(seen["action_mask"])
-        raw_seat.append(int(agent[7:]))  # "player_<seat>"
-    np.testing.assert_array_equal(seat.numpy(), raw_seat, err_msg=f"{where}: seat to act")
-    np.testing.assert_array_equal(mask.numpy(), np.stack(raw_mask).astype(bool), err_msg=f"{where}: action mask")
-    raw_obs = np.stack(raw_obs)
-    if not np.array_equal(obs.numpy(), raw_obs):
-        game, index = np.argwhere(obs.numpy() != raw_obs)[0]
-        name = next(n for n, s in env.layout.items() if s.start <= index < s.stop)
-        raise AssertionError(f"{where}: observation of game {game} differs first in {name!r} (entry {index})")
-
-
 def _policy_weights(env, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Random play that reaches every rule: red bid cards thrice as likely as black ones (Low
     hands, all four red, are then about one in five); in the revoke mode, a card that does not
     follow suit while the hand could is 200 times less likely than one that does (about a third
     of the hands are annulled by a revoke)."""
-    lay = env.layout
     weights = mask.float()
     suit = torch.arange(52) // 13
     red = (suit == 1) | (suit == 2)
-    bidding = obs[:, lay["phase"].start] == 1
+    bidding = obs[:, env.layout["phase"].start] == 1
     weights = torch.where(bidding[:, None] & red, 3 * weights, weights)
-    if env.allow_revoke:
-        led = obs[:, lay["led_suit"]].argmax(dim=1)  # 4: no suit led yet
-        follows = (obs[:, lay["hand"]] == 1) & (suit[None, :] == led[:, None])
-        can_follow = follows.any(dim=1, keepdim=True)
-        weights = torch.where(can_follow & ~follows, weights / 200, weights)
-    return weights
+    return discourage_revokes(env, obs, weights)
 
 
-def play_both(options: dict, min_hands: int, seed: int = 0, num_envs: int = B, deals=None) -> dict[str, int]:
-    """Play both engines side by side until ``min_hands`` hands have been played to their end,
-    asserting equality at every decision; returns counts of what was compared."""
-    env = vector.make("minnesota_whist", num_envs, seed=seed, **options)
-    obs, mask, seat = env.reset(options=deals)
-    raws = [minnesota_whist_v0.raw_env(**options) for _ in range(num_envs)]
-    for i, raw in enumerate(raws):
-        raw.reset(seed=seed * 10_000 + i, options=env.current_deal(i))
-    agents = raws[0].possible_agents
-    generator = torch.Generator().manual_seed(seed)
-    counts = dict.fromkeys(("decisions", "hands", "annulled", "high", "low", "grand_set", "episodes", "truncated", "wins"), 0)
-    step = 0
-    while counts["hands"] < min_hands:
-        where = f"step {step}"
-        _assert_same_decisions(env, raws, obs, mask, seat, where)
-        if step % 13 == 0:
-            np.testing.assert_array_equal(env.state().numpy(), np.stack([raw.state() for raw in raws]), err_msg=f"{where}: global state")
-        contract, grand = env.contract.clone(), env.grand_player.clone()
-        actions = torch.multinomial(_policy_weights(env, obs, mask), 1, generator=generator).squeeze(1)
-        for raw, action in zip(raws, actions.tolist()):
-            raw.step(action)
-        obs, mask, seat, rewards, done = env.step(actions)
-        counts["decisions"] += num_envs
-        paid = np.array([[raw.rewards[a] for a in agents] for raw in raws], dtype=np.float32)
-        np.testing.assert_array_equal(rewards.numpy(), paid, err_msg=f"{where}: rewards")
-        ended = np.array([raw.game.done or raw.game.truncated for raw in raws])
-        np.testing.assert_array_equal(done.numpy(), ended, err_msg=f"{where}: done")
-        truncated = np.array([raw.game.truncated for raw in raws])
-        np.testing.assert_array_equal(env.truncated.numpy(), truncated, err_msg=f"{where}: truncated")
-        for i, raw in enumerate(raws):
-            info = raw.infos[agents[0]]
-            if "last_hand" not in info:  # no hand was scored (or annulled) in this game
-                continue
-            game = raw.game
-            assert env.hand_points[i].tolist() == game.last_hand_points, f"{where}, game {i}: hand points"
-            assert env.final_scores[i].tolist() == list(game.last_hand[2]), f"{where}, game {i}: scores"
-            if "revoke" in info:
-                counts["annulled"] += 1
-            else:
-                counts["hands"] += 1
-                counts["high"] += int(contract[i]) == HIGH
-                counts["low"] += int(contract[i]) == LOW
-                grand_side = int(grand[i]) % 2
-                counts["grand_set"] += int(contract[i]) == HIGH and game.last_hand_points[1 - grand_side] > 0
-            if ended[i]:
-                counts["episodes"] += 1
-                counts["truncated"] += game.truncated
-                counts["wins"] += bool(game.winners)
-                assert env.final_scores[i].tolist() == game.scores, f"{where}, game {i}: final scores"
-                assert np.flatnonzero(env.winners[i].numpy()).tolist() == game.winners, f"{where}, game {i}: winners"
-                raw.reset(seed=seed * 10_000 + i + step * num_envs, options=env.current_deal(i))
-            else:
-                raw.redeal(env.current_deal(i))
-        step += 1
-    _assert_same_decisions(env, raws, obs, mask, seat, "end")
-    return counts
+def _contracts(env) -> tuple[torch.Tensor, torch.Tensor]:
+    """The contract and the Grand player before a step (a scored hand's, before the next deal)."""
+    return env.contract.clone(), env.grand_player.clone()
+
+
+def _tally_contract(counts: dict, i: int, raw, ended: bool, before: tuple[torch.Tensor, torch.Tensor]) -> None:
+    contract, grand = before
+    counts["high"] += int(contract[i]) == HIGH
+    counts["low"] += int(contract[i]) == LOW
+    grand_side = int(grand[i]) % 2
+    counts["grand_set"] += int(contract[i]) == HIGH and raw.game.last_hand_points[1 - grand_side] > 0
+
+
+def _tally_wins(counts: dict, i: int, raw) -> None:
+    counts["wins"] += bool(raw.game.winners)
+
+
+#: counts also the hands annulled by a revoke ("annulled", not in "hands"), High and Low hands, High
+#: hands the Grand side lost ("grand_set") and episodes someone won ("wins")
+MINNESOTA = Differential(
+    "minnesota_whist",
+    minnesota_whist_v0,
+    state_every=13,
+    tallies=("high", "low", "grand_set", "wins"),
+    weights=_policy_weights,
+    annulled=lambda raw: "revoke" in raw.infos[raw.agents[0]],
+    before_step=_contracts,
+    on_hand=_tally_contract,
+    on_end=_tally_wins,
+)
 
 
 OPTION_SETS = [
@@ -145,9 +97,9 @@ OPTION_SETS = [
 ]
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=lambda o: ",".join(f"{k}={v}" for k, v in o.items()) or "default")
+@pytest.mark.parametrize("options", OPTION_SETS, ids=option_id)
 def test_batched_equals_reference_under_random_play(options):
-    counts = play_both(options, MIN_HANDS, seed=len(options))
+    counts = MINNESOTA.play(options, min_hands=MIN_HANDS, seed=len(options))
     assert counts["hands"] >= MIN_HANDS
     assert counts["high"] >= 100 and counts["low"] >= 100 and counts["grand_set"] >= 100
     assert counts["episodes"] >= B  # episodes ended at different hands: the games sit at different points
@@ -166,7 +118,7 @@ def test_fixed_deals_replay_in_both_engines():
     env = vector.make("minnesota_whist", 8, seed=3)
     env.reset(options=deals)
     assert env.current_deal(3) == deals[3] and env.current_deal(5) == deals[5]
-    counts = play_both({"episode": "hand"}, min_hands=8, seed=3, num_envs=8, deals=deals)
+    counts = MINNESOTA.play({"episode": "hand"}, min_hands=8, seed=3, num_envs=8, deals=deals)
     assert counts["hands"] == 8
 
 
@@ -190,57 +142,30 @@ def test_bid_cards_reveal_until_the_first_black_card(grand_leader, first_lead):
 
 
 def test_broken_deal_names_the_game():
-    env = vector.make("minnesota_whist", 4)
     broken = {"hands": {**DEAL, "player_1": DEAL["player_0"]}, "dealer": "player_2"}
-    with pytest.raises(ValueError, match=r"game 2: invalid deal: .*more than one seat"):
-        env.reset(options=[None, None, broken, None])
     short = {"hands": {**DEAL, "player_3": DEAL["player_3"][:12]}}
-    with pytest.raises(ValueError, match=r"game 0: invalid deal: seat 3 must hold 13 cards"):
-        env.reset(options=[short, None, None, None])
-    with pytest.raises(ValueError, match="sequence of 4 deals"):
-        env.reset(options=[None])
+    assert_deals_refused(vector.make("minnesota_whist", 4), (2, broken, ".*more than one seat"), (0, short, "seat 3 must hold 13 cards"))
 
 
-def _assert_illegal_refused(env, actions, game: int, mask: torch.Tensor, obs: torch.Tensor) -> None:
-    names = ("hands", "played", "trick_cards", "scores", "current_player", "phase", "bid_cards", "revealed", "contract")
-    before = {name: getattr(env, name).clone() for name in names}
-    legal_labels = [env.action_label(a) for a in mask[game].nonzero().squeeze(1).tolist()]
-    action = int(actions[game])
-    with pytest.raises(ValueError) as error:
-        env.step(actions)
-    text = str(error.value)
-    assert f"game {game}" in text and f"illegal action {action} ({env.action_label(action)})" in text
-    assert str(legal_labels) in text
-    for name, value in before.items():
-        assert torch.equal(getattr(env, name), value), name
-    assert torch.equal(env.observe(), obs)
+STATE = ("hands", "played", "trick_cards", "scores", "current_player", "phase", "bid_cards", "revealed", "contract")
 
 
 def test_illegal_actions_name_game_action_and_legal_labels_and_change_nothing():
     env = vector.make("minnesota_whist", 16, seed=5)
     obs, mask, seat = env.reset()
-    generator = torch.Generator().manual_seed(5)
     actions = mask.float().argmax(dim=1)
     actions[4] = int((~mask[4]).nonzero()[0, 0])  # a bid card not in one's hand
-    _assert_illegal_refused(env, actions, 4, mask, obs)
-    for _ in range(4 + 6):  # the bid cards, then into the second trick
-        obs, mask, seat, _, _ = env.step(torch.multinomial(mask.float(), 1, generator=generator).squeeze(1))
+    assert_illegal_refused(env, actions, 4, obs, mask, names=STATE)
+    obs, mask, seat = step_randomly(env, mask, 4 + 6, torch.Generator().manual_seed(5))  # the bid cards, then into the second trick
     unfollowed = (obs[:, env.layout["hand"]] == 1) & ~mask  # cards in hand that do not follow suit
     game = int(unfollowed.any(dim=1).nonzero()[0, 0])
     actions = mask.float().argmax(dim=1)
     actions[game] = int(unfollowed[game].nonzero()[0, 0])
-    _assert_illegal_refused(env, actions, game, mask, obs)
-    actions[game] = 52
-    with pytest.raises(ValueError, match="not an action id"):
-        env.step(actions)
-    actions[game] = int(mask[game].nonzero()[0, 0])
-    env.step(actions)  # the batch plays on
+    assert_illegal_refused(env, actions, game, obs, mask, names=STATE)
+    assert_non_action_refused(env, actions, game, 52, mask)
 
 
 def test_invalid_options_are_refused():
-    with pytest.raises(ValueError, match="grand_leader"):
-        vector.make("minnesota_whist", 4, grand_leader="up")
-    with pytest.raises(ValueError, match="best_of"):
-        vector.make("minnesota_whist", 4, best_of=2)
-    with pytest.raises(ValueError, match="unknown option"):
-        vector.make("minnesota_whist", 4, honours=True)
+    assert_options_refused(
+        "minnesota_whist", ({"grand_leader": "up"}, "grand_leader"), ({"best_of": 2}, "best_of"), ({"honours": True}, "unknown option")
+    )
