@@ -83,7 +83,7 @@ def _agent_specs() -> str:
 
 
 def add_match_arguments(parser: argparse.ArgumentParser, deals: int, agents_help: str = "") -> None:
-    """Add ``--agents SPEC ...``, ``--deals N`` (default ``deals``), ``--seed`` and ``--workers``."""
+    """Add ``--agents SPEC ...``, ``--deals N`` (default ``deals``), ``--seed``, ``--workers`` and ``--ray``."""
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                         help=f"two or more agent specs ({_agent_specs()}){agents_help}")
     parser.add_argument("--deals", type=int, default=deals, help="deals per pair (default: %(default)s)")
@@ -92,6 +92,10 @@ def add_match_arguments(parser: argparse.ArgumentParser, deals: int, agents_help
     parser.add_argument("--workers", type=int, default=1, metavar="N",
                         help="processes playing deals at once (default: %(default)s); the results are the same as with one, "
                              "for search agents (pimc, ismcts) use one per core")
+    parser.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                        help="play the deals on Ray workers (needs whist-env[rllib]): a local Ray without ADDRESS, or the "
+                             "cluster at ADDRESS ('auto' on a cluster node, 'ray://HEAD:10001'); one actor per CPU, or "
+                             "--workers N of them; the results are the same as a serial run's")
 
 
 def _default_store() -> str:

@@ -49,7 +49,7 @@ def run_league(args: Any) -> int:
         CommandError: bad game, option, deal count, seed, agent spec or store file.
         Interrupted: Ctrl-C; every finished deal stays stored, the next run resumes.
     """
-    setup = prepare_match(args.game, args.agents, args.deals, args.seed, args.option, "league", args.workers)
+    setup = prepare_match(args.game, args.agents, args.deals, args.seed, args.option, "league", args.workers, args.ray)
     g, agents, labels = setup.game, setup.agents, setup.labels
     identities = [agent_identity(spec) for spec in args.agents]
     store = open_store(args.db)
@@ -75,7 +75,7 @@ def run_league(args: Any) -> int:
 
                     evaluate_pair(args.game, agents[i], agents[j], args.deals, seed=args.seed, options=setup.options,
                                   duplicate=True, progress=not args.quiet, labels=(labels[i], labels[j]),
-                                  on_deal=store_deal, skip_deals=done, workers=args.workers)
+                                  on_deal=store_deal, skip_deals=done, workers=args.workers, ray_address=args.ray)
         except KeyboardInterrupt:
             raise Interrupted(f"{played} deals played and stored in {args.db} (with {skipped} stored before); "
                               "run the same command again to resume") from None

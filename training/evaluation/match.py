@@ -357,20 +357,29 @@ def _play_in_worker(i: int) -> tuple[DealOutcome, list[dict[str, Any]]]:
 
 
 @contextlib.contextmanager
-def _played_deals(player: DealPlayer, indices: Sequence[int], workers: int) -> Iterator[Iterator[tuple[DealOutcome, list]]]:
-    """The plays of the deals ``indices``, in that order: here one after the other, or by a pool
-    of ``workers`` processes (spawned, each with its own unpickled copy of ``player``).
+def _played_deals(player: DealPlayer, indices: Sequence[int], workers: int,
+                  ray_address: str | None = None) -> Iterator[Iterator[tuple[DealOutcome, list]]]:
+    """The plays of the deals ``indices``, in that order: here one after the other, by a pool of
+    ``workers`` processes (spawned, each with its own unpickled copy of ``player``), or by Ray
+    actors (``ray_address``: :mod:`training.evaluation.ray_deals`; ``workers`` > 1 caps them).
 
     Raises:
-        ValueError: the agents cannot be pickled for the workers.
+        ValueError: the agents cannot be pickled for the workers; Ray is missing or unreachable.
     """
-    if workers == 1 or len(indices) <= 1:
+    if ray_address is None and (workers == 1 or len(indices) <= 1):
         yield (player.play(i) for i in indices)
         return
     try:
         payload = pickle.dumps(player)
     except (pickle.PicklingError, TypeError, AttributeError) as err:
-        raise ValueError(f"--workers needs agents that can be pickled into the worker processes: {err}") from None
+        flag = "--workers" if ray_address is None else "--ray"
+        raise ValueError(f"{flag} needs agents that can be pickled into the worker processes: {err}") from None
+    if ray_address is not None:
+        from training.evaluation.ray_deals import ray_played_deals
+
+        with ray_played_deals(payload, indices, ray_address, workers if workers > 1 else None) as outcomes:
+            yield outcomes
+        return
     pool = concurrent.futures.ProcessPoolExecutor(min(workers, len(indices)), mp_context=multiprocessing.get_context("spawn"),
                                                   initializer=_start_worker, initargs=(payload,))
     try:
@@ -428,6 +437,7 @@ def evaluate_pair(
     skip_deals: Collection[int] = (),
     records_path: str | Path | None = None,
     workers: int = 1,
+    ray_address: str | None = None,
 ) -> PairResult:
     """Play ``num_deals`` deals of ``game`` between two agents and summarise them.
 
@@ -456,12 +466,15 @@ def evaluate_pair(
             deal order, in this process. Every play starts from seeds derived from ``seed``, the
             deal and the side (agents with a ``reseed`` method are reseeded), so the result is
             the same for any number of workers.
+        ray_address: play the deals on Ray actors instead (``"local"``: a local Ray started for
+            the match; else a cluster address for ``ray.init``, e.g. ``"auto"``), ``workers`` > 1
+            capping the actors; the same results, in the same order, in this process.
     Returns:
         a :class:`PairResult`.
     Raises:
         ValueError: on an unknown game, an invalid rule option, ``num_deals < 1``, a negative
-            seed, ``workers < 1``, an agent that cannot be pickled for the workers, or an
-            illegal action by an agent.
+            seed, ``workers < 1``, an agent that cannot be pickled for the workers, Ray missing
+            or unreachable (with ``ray_address``), or an illegal action by an agent.
     """
     module = _game_module(game)
     if not isinstance(num_deals, (int, np.integer)) or num_deals < 1:
@@ -490,7 +503,7 @@ def evaluate_pair(
     bar = tqdm(total=num_deals, desc=f"{name_a} vs {name_b}", unit="deal", file=sys.stderr, disable=not progress, dynamic_ncols=True,
                initial=num_deals - len(todo))
     try:
-        with _played_deals(player, todo, int(workers)) as outcomes:
+        with _played_deals(player, todo, int(workers), ray_address) as outcomes:
             for outcome, deal_records in outcomes:
                 diff, win, hands_sum = deal_values(outcome.plays, n_sides)
                 diff_per_deal.append(diff)
@@ -639,12 +652,13 @@ class MatchSetup:
 
 
 def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option_pairs: Sequence[tuple[str, Any]],
-                  command: str, workers: int = 1) -> MatchSetup:
+                  command: str, workers: int = 1, ray_address: str | None = None) -> MatchSetup:
     """Check the arguments of a match command and build its agents.
 
     Raises:
         CommandError: on an unknown game, fewer than two specs, ``deals < 1``, ``seed < 0``,
-            ``workers < 1``, a bad rule option or a bad agent spec (the message names it).
+            ``workers < 1``, ``--ray`` without Ray installed, a bad rule option or a bad agent
+            spec (the message names it).
     """
     from agents import make_agent
     from whist_env import GAMES
@@ -659,6 +673,12 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
         raise CommandError(f"--seed must be >= 0, got {seed}")
     if workers < 1:
         raise CommandError(f"--workers must be >= 1, got {workers}")
+    if ray_address is not None:
+        from training.evaluation.ray_deals import ray_available
+
+        problem = ray_available()
+        if problem is not None:
+            raise CommandError(problem)
     options = {"episode": "hand", **dict(option_pairs)}
     try:
         probe = GAMES[game].raw_env(**options)
@@ -702,7 +722,7 @@ def run_eval(args: Any) -> int:
         CommandError: bad game, option, deal count, seed or agent spec.
         Interrupted: Ctrl-C; the message says which records were kept (nothing else is saved).
     """
-    setup = prepare_match(args.game, args.agents, args.deals, args.seed, args.option, "eval", args.workers)
+    setup = prepare_match(args.game, args.agents, args.deals, args.seed, args.option, "eval", args.workers, args.ray)
     agents, labels = setup.agents, setup.labels
     for flag, folder in (("--out", args.out), ("--records", args.records)):
         if folder:
@@ -723,7 +743,7 @@ def run_eval(args: Any) -> int:
                 record_files.append(path)
             results.append(evaluate_pair(args.game, agents[i], agents[j], args.deals, seed=args.seed, options=setup.options,
                                          duplicate=not args.no_duplicate, progress=not args.quiet, labels=(labels[i], labels[j]),
-                                         records_path=path, workers=args.workers))
+                                         records_path=path, workers=args.workers, ray_address=args.ray))
             if args.records:
                 print(f"wrote {path}", file=sys.stderr)
     except KeyboardInterrupt:

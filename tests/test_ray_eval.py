@@ -1,0 +1,63 @@
+"""Evaluation on Ray workers (``whist eval --ray``, ``whist league --ray``): the same results as a
+serial run, the store written only by the driver. Needs ``ray`` (the ``whist-env[rllib]`` extra,
+installed in its own venv by ``.ci/run``); without it, only the refusal is tested."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import sqlite3
+
+import pytest
+
+from training.cli import main
+from training.evaluation.match import evaluate_pair
+from training.evaluation.ray_deals import ray_available
+
+
+@pytest.mark.skipif(ray_available() is None, reason="ray is installed: the refusal without it cannot happen")
+def test_ray_without_ray_installed_is_refused_clearly(capsys):
+    assert main(["eval", "--game", "classic_whist", "--agents", "random", "heuristic", "--deals", "2", "--ray"]) == 2
+    err = capsys.readouterr().err
+    assert "--ray needs Ray" in err and "whist-env[rllib]" in err
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="ERROR")
+    yield ray
+    ray.shutdown()
+
+
+def test_ray_gives_exactly_the_serial_result(local_ray, tmp_path):
+    """Deals played by Ray actors: the same result, deal outcomes (in deal order) and records as
+    one process, for agents with their own random generators (random play, PIMC worlds)."""
+    from agents import make_agent
+
+    runs = {}
+    for ray_address in (None, "local"):
+        outcomes = []
+        records = tmp_path / f"records_{ray_address}.jsonl"
+        result = evaluate_pair("german_whist", make_agent("pimc:worlds=2,exact=1", "german_whist", seed=1),
+                               make_agent("random", "german_whist", seed=11), 4, seed=8, ray_address=ray_address,
+                               on_deal=outcomes.append, records_path=records)
+        data = result.to_dict()
+        del data["seconds"]
+        runs[ray_address] = (data, outcomes, records.read_text())
+    assert runs[None] == runs["local"]
+    assert [o.index for o in runs["local"][1]] == [0, 1, 2, 3]
+
+
+def test_league_on_ray_stores_the_same_deals(local_ray, tmp_path):
+    rows = []
+    for flags in ([], ["--ray"]):
+        db = tmp_path / f"league{len(flags)}.sqlite"
+        with contextlib.redirect_stdout(io.StringIO()):
+            assert main(["league", "--game", "classic_whist", "--agents", "random", "heuristic", "--deals", "6", "--seed", "5",
+                         "--db", str(db), "--quiet", *flags]) == 0
+        with sqlite3.connect(db) as con:
+            rows.append(con.execute("SELECT m.agent_a, m.agent_b, o.deal_index, o.deal_seed, o.play_index, o.side_a, o.points, o.hands "
+                                    "FROM outcomes o JOIN matches m ON m.id = o.match_id "
+                                    "ORDER BY m.agent_a, m.agent_b, o.deal_index, o.play_index").fetchall())
+    assert rows[0] == rows[1] and len(rows[0]) > 0
