@@ -124,6 +124,16 @@ def test_train_stops_cleanly_on_a_signal_and_resumes(tmp_path, sig, whist_proces
     assert load_checkpoint(latest)["global_step"] == step + 256
 
 
+def test_the_resume_command_keeps_every_override():
+    from training.learn.train import resume_command
+
+    args = cli.build_parser("train").parse_args(["train", "my configs/c.yaml", "--backend", "vector", "--total-steps", "5000", "--seed", "3",
+                                          "--device", "cpu", "--run-dir", "runs/x", "--eval-deals", "0", "--no-progress"])
+    assert resume_command(args) == ("whist train 'my configs/c.yaml' --total-steps 5000 --device cpu --backend vector --seed 3 "
+                                     "--run-dir runs/x --eval-deals 0 --resume")
+    assert resume_command(cli.build_parser("train").parse_args(["train", "c.yaml"])) == "whist train c.yaml --resume"
+
+
 def test_resumed_curves_do_not_double_back(tmp_path):
     """A run that logged past its last checkpoint and died: the resumed run's writer purges those
     steps, so every tensorboard curve stays strictly increasing in step."""

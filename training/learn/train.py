@@ -140,6 +140,24 @@ def next_steps(config_path: str, run_dir: Path, game: str, options: dict[str, An
     return "\n".join(lines)
 
 
+#: the ``whist train`` flags that override the config, as (argument name, flag)
+OVERRIDES = (("total_steps", "--total-steps"), ("device", "--device"), ("backend", "--backend"), ("seed", "--seed"),
+             ("run_dir", "--run-dir"), ("eval_deals", "--eval-deals"))
+
+
+def resume_command(args: Any) -> str:
+    """The ``whist train`` command that continues this run: the same config and every override
+    given on the command line (a resumed run re-reads the config), then ``--resume``."""
+    import shlex
+
+    words = ["whist", "train", str(args.config)]
+    for name, flag in OVERRIDES:
+        value = getattr(args, name, None)
+        if value is not None:
+            words += [flag, str(value)]
+    return shlex.join([*words, "--resume"])
+
+
 def run_train(args: Any) -> int:
     """Carry out ``whist train`` (arguments: :func:`training.cli.configure_train`): train,
     checkpoint, evaluate; returns 0.
@@ -194,7 +212,7 @@ def run_train(args: Any) -> int:
     else:
         print(f"training {config.game} to {config.train.total_steps:,} steps on {trainer.device} "
               f"({config.env.backend} backend, {config.train.num_envs} games) -> {run_dir}")
-    resume = f"whist train {args.config}{'' if args.run_dir is None else f' --run-dir {args.run_dir}'} --resume"
+    resume = resume_command(args)
     try:
         with stop_on_signal(trainer.request_stop):
             trainer.train()

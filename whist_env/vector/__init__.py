@@ -51,8 +51,9 @@ def make(game: str, num_envs: int, device: str | torch.device = "cpu", seed: int
     Returns:
         a :class:`VectorWhistEnv`; call ``reset()`` before ``step()``.
     Raises:
-        ValueError: ``game`` is not a game of the batched engine (naming those it plays), or an
-            option is unknown or invalid.
+        ValueError: ``game`` is not a game of the batched engine (naming those it plays), an
+            option is unknown or invalid, ``num_envs`` or ``seed`` is not a valid int, or
+            ``device`` is CUDA where CUDA is not available.
     """
     if game not in GAMES:
         raise ValueError(f"the batched engine does not play {game!r}; it plays {sorted(GAMES)}")

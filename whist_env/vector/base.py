@@ -228,10 +228,14 @@ class VectorWhistEnv:
     def __init__(self, num_envs: int, device: str | torch.device = "cpu", seed: int = 0) -> None:
         if not (isinstance(num_envs, int) and not isinstance(num_envs, bool) and num_envs >= 1):
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
+        if not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and 0 <= seed < 2**63):
+            raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
         self.num_envs = num_envs
         self.device = torch.device(device)
+        if self.device.type == "cuda" and not torch.cuda.is_available():
+            raise ValueError(f"device {device!r}: CUDA is not available here (torch {torch.__version__}); use device='cpu'")
         self.generator = torch.Generator(device=self.device)
-        self.generator.manual_seed(seed)
+        self.generator.manual_seed(int(seed))
         b, n, s = num_envs, self.NUM_PLAYERS, self.NUM_SIDES
         dev = self.device
 
@@ -369,16 +373,18 @@ class VectorWhistEnv:
                     raise ValueError(f"a deal must be a mapping such as {{'hands': ..., 'dealer': ...}}, got {type(deal).__name__}")
                 deal = dict(deal)
                 if deal.get("hands") is not None:
+                    if not isinstance(deal["hands"], Mapping):
+                        raise ValueError(f"hands must map agent names to lists of card strings, got {type(deal['hands']).__name__}")
                     unknown = sorted(set(deal["hands"]) - set(seat))
                     if unknown:
                         raise ValueError(f"unknown agent(s) {unknown} in hands; agents: {self.agents}")
                     deal["hands"] = {seat[a]: list(cards) for a, cards in deal["hands"].items()}
                 if deal.get("dealer") is not None:
-                    if deal["dealer"] not in seat:
+                    if not isinstance(deal["dealer"], str) or deal["dealer"] not in seat:
                         raise ValueError(f"unknown dealer {deal['dealer']!r}; agents: {self.agents}")
                     deal["dealer"] = seat[deal["dealer"]]
                 self.rules.reset(np.random.default_rng(int(torch.randint(1 << 62, (1,), generator=self.generator, device=self.device))), deal)
-            except ValueError as error:
+            except (ValueError, TypeError, KeyError) as error:  # raw_env says some of them as a TypeError
                 self.generator.set_state(generator_state)  # a refused reset leaves the generator too as it was
                 raise ValueError(f"game {game}: invalid deal: {error}") from None
             fixed[game] = self._dealt_by_rules()
@@ -453,11 +459,14 @@ class VectorWhistEnv:
         """
         if not self._started:
             raise RuntimeError(f"{self.NAME}: call reset() before step()")
-        actions = torch.as_tensor(actions, device=self.device)
+        try:
+            actions = torch.as_tensor(actions, device=self.device)
+        except (TypeError, ValueError, RuntimeError) as err:
+            raise ValueError(f"actions must be an integer tensor of shape ({self.num_envs},), got {type(actions).__name__}: {err}") from None
         if actions.shape != (self.num_envs,) or actions.dtype.is_floating_point or actions.dtype == torch.bool:
             raise ValueError(f"actions must be an integer tensor of shape ({self.num_envs},), got {actions.dtype} {tuple(actions.shape)}")
         actions = actions.to(torch.int64)
-        mask = self.action_mask()
+        mask = self._legal_actions()
         in_range = (actions >= 0) & (actions < self.NUM_ACTIONS)
         ok = in_range & mask.gather(1, actions.clamp(0, self.NUM_ACTIONS - 1)[:, None]).squeeze(1)
         if not bool(ok.all()):
@@ -476,8 +485,12 @@ class VectorWhistEnv:
         return self.rules.action_label(action)
 
     def action_mask(self) -> torch.Tensor:
-        """Legal actions of the player to act in every game: ``bool [B, A]`` (cached until the next
-        step or reset)."""
+        """Legal actions of the player to act in every game: ``bool [B, A]``, a copy (changing it
+        changes nothing in the engine, which checks actions against its own)."""
+        return self._legal_actions().clone()
+
+    def _legal_actions(self) -> torch.Tensor:
+        """The engine's own action mask (cached until the next step or reset; not to be changed)."""
         if self._mask is None:
             self._mask = self._legal_mask()
         return self._mask
