@@ -1,0 +1,52 @@
+"""Each script of examples/ listed here runs to its end with --smoke (tiny budgets) and prints its "ok: ..." line.
+
+Each runs as a user runs it, in its own process (SubprocVecEnv workers re-import the script);
+a script whose library is not installed is skipped, naming the extra that brings it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples"
+
+#: script -> (module it needs, why it may be missing)
+SCRIPTS = {
+    "batched_engine.py": (None, None),
+    "sb3_maskable_ppo.py": ("sb3_contrib", "sb3-contrib is a dependency of whist-env"),
+    "torchrl_rollout.py": ("torchrl", "TorchRL is in the optional 'clients' extra: pip install -e '.[clients]'"),
+    "tianshou_vs_random.py": ("tianshou", "Tianshou is in the optional 'clients' extra: pip install -e '.[clients]'"),
+}
+
+
+def test_listed_examples_exist():
+    assert all((EXAMPLES / script).is_file() for script in SCRIPTS)
+
+
+#: Extra environment per script. Tianshou compiles its return kernels with numba in every new
+#: process (about 13 s of a 2-core machine, for a smoke run of a few seconds); tests/test_library_clients.py
+#: runs Tianshou with the compiled kernels.
+ENV = {"tianshou_vs_random.py": {"NUMBA_DISABLE_JIT": "1"}}
+
+
+@pytest.mark.parametrize("script", sorted(SCRIPTS))
+def test_example_runs_with_smoke(script, tmp_path):
+    module, reason = SCRIPTS[script]
+    if module is not None:
+        pytest.importorskip(module, reason=reason)
+    done = subprocess.run(
+        [sys.executable, str(EXAMPLES / script), "--smoke"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,  # nothing is written next to the scripts
+        env={**os.environ, **ENV.get(script, {})},
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    lines = done.stdout.strip().splitlines()
+    assert lines and lines[-1].startswith("ok: "), done.stdout[-2000:] + done.stderr[-2000:]
