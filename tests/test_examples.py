@@ -21,6 +21,7 @@ SCRIPTS = {
     "sb3_maskable_ppo.py": ("sb3_contrib", "sb3-contrib is a dependency of whist-env"),
     "torchrl_rollout.py": ("torchrl", "TorchRL is in the optional 'clients' extra: pip install -e '.[clients]'"),
     "tianshou_vs_random.py": ("tianshou", "Tianshou is in the optional 'clients' extra: pip install -e '.[clients]'"),
+    "rllib_ppo.py": ("ray", "Ray is in the optional 'rllib' extra, in a venv of its own: pip install -e '.[rllib]'"),
 }
 
 
