@@ -4,7 +4,8 @@
 command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based player) or
 ``"checkpoint:PATH"`` (a trained network, :class:`agents.neural.NeuralAgent`), ``"zoo:GAME"``
 (the model zoo's trained agent of a game, :mod:`agents.zoo`), ``"sb3:PATH"`` (a
-``MaskablePPO`` model zip from ``whist sb3-train``, :class:`agents.sb3_agent.SB3Agent`) or
+``MaskablePPO`` model zip from ``whist sb3-train``, :class:`agents.sb3_agent.SB3Agent`), ``"rllib:PATH"``
+(an RLlib checkpoint or ``whist rllib-train`` run folder, :class:`agents.rllib_agent.RLlibAgent`) or
 ``"pimc:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S"`` (Perfect Information Monte Carlo
 search, :class:`agents.search.PIMCAgent`) or ``"ismcts:iters=N,seconds=S,c=C,rollout=SPEC,seed=S"``
 (information set Monte Carlo tree search, :class:`agents.search.ISMCTSAgent`); a search agent's
@@ -33,7 +34,7 @@ HEURISTICS: dict[str, type] = {
 }
 
 #: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
-AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "pimc[:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S]",
+AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "rllib:PATH", "pimc[:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S]",
                "ismcts[:iters=N,seconds=S,c=C,rollout=SPEC,seed=S]")
 
 
@@ -42,7 +43,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
 
     Args:
         spec: ``"random"``, ``"heuristic"``, ``"checkpoint:PATH"``, ``"zoo:GAME"`` (``"zoo"``
-            alone: the zoo agent of ``game``), ``"sb3:PATH"``, ``"pimc[:k=v,...]"`` or ``"ismcts[:k=v,...]"``
+            alone: the zoo agent of ``game``), ``"sb3:PATH"``, ``"rllib:PATH"``, ``"pimc[:k=v,...]"`` or ``"ismcts[:k=v,...]"``
             (case-insensitive kind; the path is taken as written).
         game: a game name of ``whist_env.GAMES`` such as ``"classic_whist"``.
         seed: seed of the agent's own random generator (random and search agents; a search
@@ -54,9 +55,11 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
             none (the message names the games that have one), a zoo agent of another game or
             one the zoo does not hold (the message names those it holds), or a search agent's
             bad option (the message names it and lists the options).
-        Errors of :meth:`agents.neural.NeuralAgent.from_checkpoint` and
-        :meth:`agents.sb3_agent.SB3Agent.from_zip` (missing file, a directory, a file of the
-        other kind, a model of another game or shape) propagate unchanged.
+        ImportError: ``"rllib:PATH"`` without Ray's RLlib (the message names the ``whist-env[rllib]`` extra).
+        Errors of :meth:`agents.neural.NeuralAgent.from_checkpoint`,
+        :meth:`agents.sb3_agent.SB3Agent.from_zip` and :meth:`agents.rllib_agent.RLlibAgent.from_checkpoint`
+        (missing file, a directory, a file of the other kind, a model of another game or shape)
+        propagate unchanged.
     """
     if not isinstance(spec, str):
         raise ValueError(f"agent spec must be a string, got {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
@@ -102,6 +105,12 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
         from agents.sb3_agent import SB3Agent  # stable-baselines3 is heavy: import only when needed
 
         return SB3Agent.from_zip(rest, game=game)
+    if kind == "rllib" and sep:
+        if not rest:
+            raise ValueError("agent spec 'rllib:' needs a path, e.g. rllib:runs/rllib_classic (a whist rllib-train run folder)")
+        from agents.rllib_agent import RLlibAgent  # Ray is heavy and optional: import only when needed
+
+        return RLlibAgent.from_checkpoint(rest, game=game)
     raise ValueError(f"unknown agent spec {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
 
 

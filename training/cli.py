@@ -6,6 +6,7 @@ subcommand         what it does                                    carried out b
 =================  ==============================================  =====================================
 ``train``          self-play PPO from a YAML config, then eval     :func:`training.learn.train.run_train`
 ``sb3-train``      one seat with sb3-contrib MaskablePPO           :func:`training.learn.sb3.run_sb3_train`
+``rllib-train``    PPO on Ray's RLlib from a YAML config, eval     :func:`training.learn.rllib_train.run_rllib_train`
 ``eval``           duplicate-deal matches with 95% intervals       :func:`training.evaluation.match.run_eval`
 ``league``         stored round robin, openskill ratings           :func:`training.evaluation.league.run_league`
 ``leaderboard``    ratings recomputed from the results store       :func:`training.evaluation.league.run_leaderboard`
@@ -182,6 +183,33 @@ def configure_sb3_train(parser: argparse.ArgumentParser) -> None:
     e.add_argument("--eval-seed", type=int, default=None, help="seed of the evaluation deals (default: --seed + 1000)")
 
 
+def configure_rllib_train(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist rllib-train``."""
+    _examples(parser,
+              "Needs the optional extra whist-env[rllib] (Ray's RLlib). The config names the game, the opponents\n"
+              "(agent specs played inside the env, or self-play), the env runners and PPO's hyperparameters;\n"
+              "see configs/rllib_classic.yaml and docs/rllib.md.\n\n"
+              "examples:\n"
+              "  whist rllib-train configs/rllib_classic.yaml                   # a local Ray\n"
+              "  ray start --head; whist rllib-train configs/rllib_classic.yaml --address auto   # a cluster\n"
+              "  whist eval --agents rllib:runs/rllib_classic heuristic random --option honours=false\n\n"
+              "Ctrl-C (or SIGTERM) finishes the current iteration, saves checkpoints/latest and exits 130;\n"
+              "--resume continues from it.")
+    parser.add_argument("config", help="RLlib run YAML file (see configs/rllib_classic.yaml)")
+    parser.add_argument("--address", default=None, metavar="ADDR",
+                        help="a running Ray cluster to train on ('auto' on one of its nodes, or HOST:6379); default: a local Ray "
+                             "with the config's ray.num_cpus")
+    parser.add_argument("--resume", action="store_true", help="continue the run from RUN_DIR/checkpoints/latest")
+    parser.add_argument("--iterations", type=int, default=None, metavar="N", help="override train.iterations (and drop train.total_env_steps)")
+    parser.add_argument("--total-env-steps", type=int, default=None, metavar="N",
+                        help="override train.total_env_steps (and drop train.iterations; with --iterations: both)")
+    parser.add_argument("--seed", type=int, default=None, help="override the config's seed")
+    parser.add_argument("--run-dir", default=None, metavar="DIR", help="override the run folder (default: log_dir/run_name)")
+    parser.add_argument("--eval-deals", type=int, default=None, metavar="N",
+                        help="deals per opponent in the final evaluation (override eval.num_deals; 0 skips it)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress lines or bars")
+
+
 # ---------------------------------------------------------------------------------- evaluation
 def configure_eval(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``whist eval``."""
@@ -293,6 +321,8 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str
              configure_eval, "training.evaluation.match:run_eval"),
     "sb3-train": ("train one seat with sb3-contrib MaskablePPO against fixed opponents", configure_sb3_train,
                   "training.learn.sb3:run_sb3_train"),
+    "rllib-train": ("train with PPO on Ray's RLlib (a local Ray or a cluster) from a YAML config, then evaluate it",
+                    configure_rllib_train, "training.learn.rllib_train:run_rllib_train"),
     "league": ("round robin of duplicate-deal matches between agents, stored, with openskill ratings", configure_league,
                "training.evaluation.league:run_league"),
     "leaderboard": ("recompute ratings and pairwise win rates from the results store", configure_leaderboard,

@@ -130,6 +130,7 @@ class RLlibOpponentsEnv(MultiAgentEnv):
         if unknown:
             raise ValueError(f"unknown RLlibOpponentsEnv config key(s) {unknown}; allowed: {list(BASE_KEYS) + list(OPPONENT_KEYS)}")
         self.inner = RLlibWhistEnv({k: config[k] for k in BASE_KEYS if k in config})
+        self.inner.worker_index = worker
         self.game_name = self.inner.game_name
         rules = self.inner.raw.game
         self.num_sides = int(rules.num_sides)
@@ -183,7 +184,7 @@ class RLlibOpponentsEnv(MultiAgentEnv):
             RuntimeError: no deal in a hundred gave the learner a decision.
         """
         if seed is not None:
-            self._rng = np.random.default_rng([int(seed), 1])
+            self._rng = np.random.default_rng([int(seed), self.inner.worker_index, 1])
         for attempt in range(_MAX_REDEALS):
             self._start_episode()
             first = attempt == 0

@@ -46,6 +46,11 @@ class RLlibWhistEnv(MultiAgentEnv):
     * Rewards are the AEC env's, paid on the step they happen (a hand ended by another seat's
       card pays everybody on that step; RLlib adds a reward to a waiting agent's last action).
       Only non-zero rewards and the acting and next agents' rewards are in the dict.
+    * Seeds: RLlib resets env ``i`` of env runner ``k`` with ``seed + k + i``, so the runners'
+      seeds overlap (runner 1's env 1 and runner 2's env 0 would deal the same hands). A remote
+      runner's env (``worker_index`` ``k`` > 0 in the ``EnvContext``) therefore deals from a seed
+      derived from ``(seed, k)``; the driver's (``k`` = 0, and any env built from a plain
+      mapping) deals from ``seed`` itself, as the AEC env does.
     * Infos: ``{}`` until the episode ends; then each agent's AEC info (``winners``, scores…)
       plus ``"illegal_action"`` (bool).
     * An illegal action (outside the mask): with ``illegal_action="terminate"`` (default; the
@@ -66,6 +71,8 @@ class RLlibWhistEnv(MultiAgentEnv):
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         super().__init__()
+        #: RLlib's index of the env runner holding this env (0: the driver's, or no RLlib)
+        self.worker_index = int(getattr(config, "worker_index", 0) or 0)
         config = dict(config or {})
         unknown = sorted(set(config) - set(CONFIG_KEYS))
         if unknown:
@@ -103,6 +110,8 @@ class RLlibWhistEnv(MultiAgentEnv):
     def reset(self, *, seed: int | None = None, options: dict | None = None) -> tuple[dict, dict]:
         """Deal a new episode; ``options`` are the AEC env's reset options (e.g. a fixed deal)."""
         super().reset(seed=seed)  # gymnasium's np_random; the deal uses the raw env's own generator
+        if seed is not None and self.worker_index:
+            seed = int(np.random.SeedSequence([int(seed), self.worker_index]).generate_state(1)[0])
         self.raw.reset(seed=seed, options=options or None)
         self.agents = list(self.possible_agents)
         self._over = False
