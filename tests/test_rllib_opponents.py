@@ -122,3 +122,32 @@ def test_env_runners_deal_apart():
 
     assert first_deal(1, 2) != first_deal(2, 1)
     assert first_deal(1, 2) == first_deal(1, 2)
+
+
+def test_a_reward_before_a_seats_first_observation_waits_for_it():
+    """RLlib drops rewards paid to an agent before its first observation: they are held back."""
+    env = RLlibOpponentsEnv({"game": "classic_whist", "opponents": "random", "learner_side": 0, "seed": 0})
+    inner_step = env.inner.step
+    paid = {"done": False}
+
+    def step_paying_player_2(action_dict):
+        obs, rewards, terms, truncs, infos = inner_step(action_dict)
+        if not paid["done"] and "player_2" not in env._seen:
+            paid["done"] = True
+            rewards = {**rewards, "player_2": rewards.get("player_2", 0.0) + 1.0}
+        return obs, rewards, terms, truncs, infos
+
+    env.inner.step = step_paying_player_2
+    obs, _ = env.reset(seed=0)
+    seen, totals, rng = set(obs), {"player_0": 0.0, "player_2": 0.0}, np.random.default_rng(0)
+    while True:
+        (agent,) = obs
+        obs, rewards, terms, truncs, _ = env.step({agent: int(rng.choice(np.flatnonzero(obs[agent]["action_mask"])))})
+        assert set(rewards) <= seen | set(obs)  # nothing paid to a seat before its first observation
+        seen |= set(obs)
+        for a, r in rewards.items():
+            totals[a] += r
+        if terms["__all__"] or truncs["__all__"]:
+            break
+    assert paid["done"]
+    assert totals["player_2"] == pytest.approx(totals["player_0"] + 1.0)  # partners: the same points, plus the extra one

@@ -99,10 +99,12 @@ class RLlibOpponentsEnv(MultiAgentEnv):
       until a learner's seat is to act again (or the episode ends), and returns that seat's
       observation. Rewards are only the learner's seats', each the sum of what the AEC env paid
       that seat over the learner's action and the opponents' moves that followed: over an
-      episode every learner seat receives exactly its AEC return.
+      episode every learner seat receives exactly its AEC return. A reward earned before a seat's
+      first observation of the episode is held back and paid with the first step after it (RLlib
+      drops rewards paid to an agent it has not seen yet).
     * When the episode ends, every learner seat gets its last observation and an info with the
       AEC env's info plus ``"learner"``: ``{"opponent": spec or "self", "side": int or None,
-      "points": [per side, summed over the episode's hands], "win": 1.0 / 0.5 / 0.0 (A's side
+      "points": [per side, summed over the episode's hands], "win": 1.0 / 0.5 / 0.0 (the learner's side
       out-scored each other side; ties half; mean over other sides; ``nan`` in self-play),
       "return": float (mean return of the learner's seats)}``.
     * A learner's illegal action follows ``illegal_action`` (see :class:`RLlibWhistEnv`). An
@@ -188,9 +190,8 @@ class RLlibOpponentsEnv(MultiAgentEnv):
         for attempt in range(_MAX_REDEALS):
             self._start_episode()
             first = attempt == 0
-            obs, rewards, *_ = self._advance(self.inner.reset(seed=seed if first else None, options=options if first else None), None)
+            obs, *_ = self._advance(self.inner.reset(seed=seed if first else None, options=options if first else None), None)
             if not self._over:
-                self._pending = rewards  # paid to the learner with its first step
                 return obs, {a: {} for a in obs}
         raise RuntimeError(f"{_MAX_REDEALS} deals of {self.game_name} ended before the learner's side had a decision")
 
@@ -201,8 +202,7 @@ class RLlibOpponentsEnv(MultiAgentEnv):
         agent = self.inner.agent_to_act
         if agent not in action_dict:
             raise ValueError(f"no action for {agent}, the agent to act; got actions for {sorted(action_dict)}")
-        pending, self._pending = self._pending, {}
-        return self._advance(self._inner_step(agent, action_dict[agent]), agent, pending)
+        return self._advance(self._inner_step(agent, action_dict[agent]), agent)
 
     def render(self) -> str | None:
         """The table as text (the AEC env's ``ansi`` rendering)."""
@@ -234,6 +234,7 @@ class RLlibOpponentsEnv(MultiAgentEnv):
         self._points = [0] * self.num_sides
         self._returns = dict.fromkeys(self.learner_agents, 0.0)
         self._pending = {}
+        self._seen: set[str] = set()
         self._over = False
 
     def _inner_step(self, agent: str, action: Any) -> tuple[dict, dict, dict, dict, dict]:
@@ -245,12 +246,11 @@ class RLlibOpponentsEnv(MultiAgentEnv):
                 self._points[side] += int(p)
         return result
 
-    def _advance(self, result: tuple, acted: str | None, pending: Mapping[str, float] | None = None) -> tuple[dict, dict, dict, dict, dict]:
+    def _advance(self, result: tuple, acted: str | None) -> tuple[dict, dict, dict, dict, dict]:
         """From the inner env's step (or reset) ``result``, play opponents until a learner's seat
-        is to act or the episode ends; the learner's rewards (``pending`` ones first) are summed
-        on the way. ``acted``: the learner's agent whose action led here (``None`` after a reset)."""
+        is to act or the episode ends; ``acted``: the learner's agent whose action led here
+        (``None`` after a reset)."""
         learner = self.learner_agents
-        rewards: dict[str, float] = dict(pending or {})
         while True:
             if len(result) == 2:  # a reset: (obs, infos)
                 obs, terms, truncs, infos = result[0], {"__all__": False}, {"__all__": False}, {}
@@ -258,16 +258,14 @@ class RLlibOpponentsEnv(MultiAgentEnv):
                 obs, step_rewards, terms, truncs, infos = result
                 for a, r in step_rewards.items():
                     if a in learner:
-                        rewards[a] = rewards.get(a, 0.0) + float(r)
+                        self._pending[a] = self._pending.get(a, 0.0) + float(r)
                         self._returns[a] += float(r)
             if terms["__all__"] or truncs["__all__"]:
-                return self._final(obs, rewards, terms, truncs, infos)
+                return self._final(obs, terms, truncs, infos)
             nxt = self.inner.agent_to_act
             if nxt in learner:
-                if acted is not None:
-                    rewards.setdefault(acted, 0.0)
-                    rewards.setdefault(nxt, 0.0)
-                return {nxt: obs[nxt]}, rewards, {"__all__": False}, {"__all__": False}, {}
+                self._seen.add(nxt)
+                return {nxt: obs[nxt]}, self._payable(acted, nxt), {"__all__": False}, {"__all__": False}, {}
             opponent = self.opponents[self.opponent]
             raw = self.inner.raw
             action = policy_action(opponent, raw, nxt)
@@ -276,8 +274,20 @@ class RLlibOpponentsEnv(MultiAgentEnv):
                 raise ValueError(f"opponent {name!r} at {nxt} chose the illegal action {action} in phase {raw.game.phase!r}")
             result = self._inner_step(nxt, action)
 
-    def _final(self, obs: dict, rewards: dict[str, float], terms: dict, truncs: dict, infos: dict) -> tuple[dict, dict, dict, dict, dict]:
+    def _payable(self, acted: str | None, nxt: str) -> dict[str, float]:
+        """The rewards to return now: those of learner seats already observed in this episode
+        (RLlib never learns from a reward paid before an agent's first observation); the others
+        wait. After a reset nothing is paid (reset returns no rewards): it waits for the first step."""
+        if acted is None:
+            return {}
+        out = {a: self._pending.pop(a) for a in list(self._pending) if a in self._seen}
+        out.setdefault(acted, 0.0)
+        out.setdefault(nxt, 0.0)
+        return out
+
+    def _final(self, obs: dict, terms: dict, truncs: dict, infos: dict) -> tuple[dict, dict, dict, dict, dict]:
         self._over = True
+        rewards, self._pending = self._pending, {}
         learner = [a for a in self.possible_agents if a in self.learner_agents]
         if self.side is None:
             win = float("nan")

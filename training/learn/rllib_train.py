@@ -272,9 +272,14 @@ def run_rllib_train(args: Any) -> int:
             if args.address:
                 ray.init(address=args.address, logging_level=logging.ERROR, log_to_driver=False)
             else:
-                ray.init(num_cpus=config.ray.num_cpus, include_dashboard=False, logging_level=logging.ERROR, log_to_driver=False)
+                # "local": a Ray of its own, even when `ray start` left a cluster running on this machine
+                ray.init(address="local", num_cpus=config.ray.num_cpus, include_dashboard=False, logging_level=logging.ERROR,
+                         log_to_driver=False)
     except (ConnectionError, RuntimeError, ValueError) as exc:
-        raise CommandError(f"cannot start or reach Ray{' at ' + args.address if args.address else ''}: {exc}") from None
+        hint = ("; a cluster with token authentication (Ray 2.60's default) needs its token on this machine "
+                "(~/.ray/auth_token or RAY_AUTH_TOKEN) and, for an address other than 'auto', RAY_AUTH_MODE=token "
+                "(docs/rllib.md: Several machines)") if args.address else ""
+        raise CommandError(f"cannot start or reach Ray{' at ' + args.address if args.address else ''}: {exc}{hint}") from None
     resume = resume_command(args)
     try:
         _train(args, config, ppo, run_dir, latest, metadata, resume)
