@@ -286,7 +286,7 @@ def run_rllib_train(args: Any) -> int:
     finally:
         if started_ray:
             ray.shutdown()
-    print(f"saved {latest} (iteration {metadata['iteration']}, {metadata['env_steps']:,} env steps, {metadata['seconds']:.0f} s)")
+    print(f"checkpoint {latest}: iteration {metadata['iteration']}, {metadata['env_steps']:,} env steps, {metadata['seconds']:.0f} s of training")
 
     num_deals = config.eval.num_deals if args.eval_deals is None else args.eval_deals
     if num_deals > 0 and eval_opponents:
