@@ -45,6 +45,8 @@ def main() -> None:
     from training.learn.rllib import ppo_config, summarize
 
     iterations, batch, minibatch = (1, 256, 128) if args.smoke else (args.iterations, 2048, 512)
+    if args.smoke:  # 256 steps over 2 envs: 128 steps each, so whole 52-step hands end in the iteration
+        args.runners, args.envs = 1, 2
     ray.init(num_cpus=max(2, args.runners + 1), include_dashboard=False, logging_level="ERROR")
     try:
         config = ppo_config(args.game, num_env_runners=args.runners, num_envs_per_env_runner=args.envs,
@@ -53,7 +55,7 @@ def main() -> None:
         for i in range(iterations):
             summary = summarize(algo.train())
             print(f"iteration {i + 1}: {summary}")
-        assert summary["illegal_actions"] == 0, summary
+        assert summary["episodes"] and summary["illegal_actions"] == 0, summary
         with tempfile.TemporaryDirectory() as folder:
             path = algo.save_to_path(folder)
             algo.stop()
