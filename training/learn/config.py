@@ -22,8 +22,9 @@ dotted path, e.g. ``train.lr: Input should be a valid number, unable to parse st
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -263,8 +264,12 @@ def format_validation_error(exc: ValidationError) -> str:
     return "\n".join(lines)
 
 
-def config_from_dict(data: Any, source: str = "config") -> ExperimentConfig:
-    """Validate a mapping (e.g. parsed YAML) into an :class:`ExperimentConfig`.
+M = TypeVar("M", bound=BaseModel)
+
+
+def validate_config(model: type[M], data: Any, source: str = "config", errors: Callable[[ValidationError], str] | None = None) -> M:
+    """Validate a mapping (e.g. parsed YAML) into the pydantic ``model``; ``errors`` formats a
+    validation error (default :func:`format_validation_error`).
 
     Raises:
         ConfigError: naming each bad key (``source: key: message`` lines).
@@ -272,9 +277,34 @@ def config_from_dict(data: Any, source: str = "config") -> ExperimentConfig:
     if not isinstance(data, dict):
         raise ConfigError(f"{source}: the top level must be a mapping of keys, got {type(data).__name__}")
     try:
-        return ExperimentConfig.model_validate(data)
+        return model.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(f"invalid config {source}:\n{format_validation_error(exc)}") from None
+        raise ConfigError(f"invalid config {source}:\n{(errors or format_validation_error)(exc)}") from None
+
+
+def read_yaml_config(path: str | os.PathLike) -> tuple[Any, str]:
+    """``(the parsed YAML of path, an empty file as {}; the path as a source name)``.
+
+    Raises:
+        FileNotFoundError: no such file.
+        ConfigError: invalid YAML.
+    """
+    path = Path(path)
+    text = path.read_text()
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise ConfigError(f"invalid YAML in {path}: {exc}") from None
+    return (data if data is not None else {}), str(path)
+
+
+def config_from_dict(data: Any, source: str = "config") -> ExperimentConfig:
+    """Validate a mapping (e.g. parsed YAML) into an :class:`ExperimentConfig`.
+
+    Raises:
+        ConfigError: naming each bad key (``source: key: message`` lines).
+    """
+    return validate_config(ExperimentConfig, data, source)
 
 
 def load_config(path: str | os.PathLike) -> ExperimentConfig:
@@ -285,10 +315,5 @@ def load_config(path: str | os.PathLike) -> ExperimentConfig:
         ConfigError: invalid YAML, or a key that is unknown, of the wrong type or out of range
             (an unknown game, an invalid rule option); the message names the key.
     """
-    path = Path(path)
-    text = path.read_text()
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"invalid YAML in {path}: {exc}") from None
-    return config_from_dict(data if data is not None else {}, source=str(path))
+    data, source = read_yaml_config(path)
+    return config_from_dict(data, source=source)

@@ -26,10 +26,16 @@ import os
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
 from pydantic import Field, ValidationError, field_validator, model_validator
 
-from training.learn.config import ConfigError, _known_spec_kind, _spec_forms, _Strict, format_validation_error
+from training.learn.config import (
+    _known_spec_kind,
+    _spec_forms,
+    _Strict,
+    format_validation_error,
+    read_yaml_config,
+    validate_config,
+)
 
 #: ``opponents`` values that mean self-play only.
 SELF_PLAY_WORDS = ("self", "self-play", "selfplay")
@@ -203,12 +209,7 @@ def rllib_config_from_dict(data: Any, source: str = "config") -> RLlibExperiment
     Raises:
         ConfigError: naming each bad key (``source: key: message`` lines).
     """
-    if not isinstance(data, dict):
-        raise ConfigError(f"{source}: the top level must be a mapping of keys, got {type(data).__name__}")
-    try:
-        return RLlibExperimentConfig.model_validate(data)
-    except ValidationError as exc:
-        raise ConfigError(f"invalid config {source}:\n{_error_lines(exc)}") from None
+    return validate_config(RLlibExperimentConfig, data, source, _error_lines)
 
 
 def load_rllib_config(path: str | os.PathLike) -> RLlibExperimentConfig:
@@ -220,13 +221,8 @@ def load_rllib_config(path: str | os.PathLike) -> RLlibExperimentConfig:
             (an unknown game, an invalid rule option, an unknown opponent spec); the message
             names the key.
     """
-    path = Path(path)
-    text = path.read_text()
-    try:
-        data = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"invalid YAML in {path}: {exc}") from None
-    return rllib_config_from_dict(data if data is not None else {}, source=str(path))
+    data, source = read_yaml_config(path)
+    return rllib_config_from_dict(data, source=source)
 
 
 __all__ = ["EnvRunnersConfig", "RLlibEvalConfig", "RLlibExperimentConfig", "RLlibTrainConfig", "RayConfig",
