@@ -44,6 +44,18 @@ def _spec_forms() -> str:
     return ", ".join(AGENT_SPECS)
 
 
+def check_agent_specs(specs: list[str]) -> list[str]:
+    """``specs`` unchanged when every one is of a known agent kind.
+
+    Raises:
+        ValueError: naming the first unknown spec and the known forms.
+    """
+    for spec in specs:
+        if not _known_spec_kind(spec):
+            raise ValueError(f"unknown agent spec {spec!r}; expected one of {_spec_forms()}")
+    return specs
+
+
 def _known_spec_kind(spec: str) -> bool:
     """Whether ``spec`` is of a kind :func:`agents.make_agent` builds (its path is checked there)."""
     from agents import AGENT_SPECS
@@ -163,10 +175,7 @@ class EvalConfig(_Strict):
     @field_validator("opponents")
     @classmethod
     def _specs(cls, v: list[str]) -> list[str]:
-        for spec in v:
-            if not _known_spec_kind(spec):
-                raise ValueError(f"unknown agent spec {spec!r}; expected one of {_spec_forms()}")
-        return v
+        return check_agent_specs(v)
 
 
 class ExperimentConfig(_Strict):

@@ -32,6 +32,7 @@ from training.learn.config import (
     _known_spec_kind,
     _spec_forms,
     _Strict,
+    check_agent_specs,
     format_validation_error,
     read_yaml_config,
     validate_config,
@@ -107,10 +108,7 @@ class RLlibEvalConfig(_Strict):
     @field_validator("opponents")
     @classmethod
     def _specs(cls, v: list[str]) -> list[str]:
-        for spec in v:
-            if not _known_spec_kind(spec):
-                raise ValueError(f"unknown agent spec {spec!r}; expected one of {_spec_forms()}")
-        return v
+        return check_agent_specs(v)
 
 
 class RLlibExperimentConfig(_Strict):
