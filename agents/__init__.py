@@ -5,7 +5,7 @@ command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based pl
 ``"checkpoint:PATH"`` (a trained network, :class:`agents.neural.NeuralAgent`), ``"zoo:GAME"``
 (the model zoo's trained agent of a game, :mod:`agents.zoo`), ``"sb3:PATH"`` (a
 ``MaskablePPO`` model zip from ``whist sb3-train``, :class:`agents.sb3_agent.SB3Agent`), ``"rllib:PATH"``
-(an RLlib checkpoint or ``whist rllib-train`` run folder, :class:`agents.rllib_agent.RLlibAgent`) or
+(a ``whist rllib-train`` run or a ``save_policy`` folder, :class:`agents.rllib_agent.RLlibAgent`) or
 ``"pimc:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S"`` (Perfect Information Monte Carlo
 search, :class:`agents.search.PIMCAgent`) or ``"ismcts:iters=N,seconds=S,c=C,rollout=SPEC,seed=S"``
 (information set Monte Carlo tree search, :class:`agents.search.ISMCTSAgent`); a search agent's

@@ -1,26 +1,32 @@
-"""``RLlibAgent``: a policy trained by RLlib (``whist rllib-train``, or any ``algo.save_to_path``
-checkpoint of :func:`training.learn.rllib.ppo_config`) playing as a :class:`agents.base.Policy`.
+"""``RLlibAgent``: a policy trained by RLlib (``whist rllib-train``, or any algorithm of
+:func:`training.learn.rllib.ppo_config` saved with :func:`training.learn.rllib.save_policy`)
+playing as a :class:`agents.base.Policy`. Agent spec ``rllib:PATH`` (:func:`agents.make_agent`).
+``PATH`` may be:
 
-Agent spec ``rllib:PATH`` (:func:`agents.make_agent`). ``PATH`` may be:
-
-* an RLlib algorithm checkpoint (the folder ``algo.save_to_path`` wrote: it holds
-  ``learner_group/learner/rl_module/<module id>/``);
 * a ``whist rllib-train`` run folder (its ``checkpoints/latest`` is used);
-* the ``rl_module`` folder of a checkpoint, or one module's folder.
+* a checkpoint folder holding :data:`WEIGHTS_FILE` and :data:`METADATA_FILE` (``whist
+  rllib-train``'s ``checkpoints/latest``, or a folder :func:`training.learn.rllib.save_policy`
+  wrote);
+* the ``learner_group/learner/rl_module`` folder inside such a checkpoint, or one module's
+  folder there (that module then plays every seat).
 
-Each seat plays with the module RLlib mapped it to: ``whist rllib-train`` writes the mapping
-(``whist_rllib.json`` beside the checkpoint, with the game and rule options); without it, a
-``shared`` module plays every seat, ``side_<k>`` modules the seats of side ``k``, and a lone
-module every seat. The agent reads only the observation and the action mask (and the seat from
-``information_state``), calls ``forward_inference`` and takes the legal action with the highest
-logit (greedy, deterministic).
+Loading is safe: nothing is unpickled. The weights are plain tensors read with
+``torch.load(weights_only=True)``; the game, rule options, seat -> module mapping and each
+module's model config are JSON. The modules are rebuilt here as RLlib's action-masking PPO module
+(``ActionMaskingTorchRLModule``, the module of :func:`training.learn.rllib.ppo_config`) on the
+game's own spaces. RLlib's own module files (``class_and_ctor_args.pkl``, ``module_state.pkl``)
+are pickles and are never read; a checkpoint that has only those is refused with a message.
 
-Needs the optional extra ``whist-env[rllib]`` (``ray[rllib]``). RLlib checkpoints are pickles:
-load only checkpoints you trust.
+Each seat plays with the module RLlib mapped it to. The agent reads only the observation and the
+action mask (and the seat from ``information_state``), calls ``forward_inference`` and takes the
+legal action with the highest logit (greedy, deterministic).
+
+Needs the optional extra ``whist-env[rllib]`` (``ray[rllib]``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 from collections.abc import Mapping
@@ -29,10 +35,16 @@ from typing import Any
 
 import numpy as np
 
-#: Where a module lives inside an RLlib algorithm checkpoint.
+#: Where RLlib keeps the modules inside an algorithm checkpoint.
 MODULES_SUBDIR = Path("learner_group") / "learner" / "rl_module"
-#: The file ``whist rllib-train`` writes into each checkpoint: game, options, seat -> module.
+#: The JSON file beside the weights: format, game, rule options, seat -> module, model configs.
 METADATA_FILE = "whist_rllib.json"
+#: The weights of every module: ``{"format": FORMAT, "modules": {module id: {name: tensor}}}``.
+WEIGHTS_FILE = "whist_rllib_weights.pt"
+#: The ``format`` entry of both files.
+FORMAT = "whist-rllib-checkpoint"
+#: The RLModule class that is rebuilt (``training.learn.rllib.ppo_config``'s).
+MODULE_CLASS = "ActionMaskingTorchRLModule"
 #: What to install when Ray is missing.
 INSTALL_HINT = "the rllib: agent needs Ray's RLlib: pip install 'whist-env[rllib]'"
 
@@ -44,44 +56,111 @@ def _require_rllib() -> None:
         raise ImportError(f"{INSTALL_HINT} ({err})") from None
 
 
-def resolve_checkpoint(path: str | os.PathLike) -> tuple[Path, Path | None, str | None]:
-    """Locate the modules of an RLlib checkpoint.
+def plain_model_config(model_config: Any) -> dict[str, Any]:
+    """The JSON-plain fields of an RLlib model config (``DefaultModelConfig`` or a dict).
+
+    Callables (custom initialisers) are left out: they only set the initial weights, which the
+    saved weights replace.
+    """
+    items = dataclasses.asdict(model_config) if dataclasses.is_dataclass(model_config) else dict(model_config or {})
+
+    def plain(v: Any) -> bool:
+        if v is None or isinstance(v, (bool, int, float, str)):
+            return True
+        if isinstance(v, (list, tuple)):
+            return all(plain(x) for x in v)
+        if isinstance(v, dict):
+            return all(isinstance(k, str) and plain(x) for k, x in v.items())
+        return False
+
+    return {k: (list(v) if isinstance(v, tuple) else v) for k, v in items.items() if plain(v)}
+
+
+def write_policy(folder: str | os.PathLike, weights: Mapping[str, Mapping[str, Any]], metadata: Mapping[str, Any]) -> Path:
+    """Write :data:`WEIGHTS_FILE` and :data:`METADATA_FILE` into ``folder`` (created if needed).
 
     Args:
-        path: a checkpoint root, a ``whist rllib-train`` run folder, an ``rl_module`` folder or
-            one module's folder.
+        weights: module id -> its state (parameter name -> numpy array or tensor), e.g.
+            ``algo.learner_group.get_weights()``.
+        metadata: at least ``game``, ``options`` (every rule option), ``mapping`` (agent id ->
+            module id) and ``model`` (module id -> :func:`plain_model_config`); more keys are
+            kept as they are. Must be JSON-serialisable.
     Returns:
-        ``(modules_dir, checkpoint_root, single_module)``: the folder holding one subfolder per
-        module id, the checkpoint root (``None`` when ``path`` is below it and no root is found
-        above), and the module id when ``path`` named one module (else ``None``).
+        ``folder`` as a ``Path``.
+    Raises:
+        ValueError: a required metadata key is missing, or a module has no model config.
+    """
+    import torch
+
+    missing = [k for k in ("game", "options", "mapping", "model") if k not in metadata]
+    if missing:
+        raise ValueError(f"policy metadata lacks {missing}")
+    if set(weights) - set(metadata["model"]):
+        raise ValueError(f"modules {sorted(set(weights) - set(metadata['model']))} have no model config")
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    tensors = {m: {k: torch.as_tensor(np.asarray(v)).clone() for k, v in state.items()} for m, state in weights.items()}
+    torch.save({"format": FORMAT, "modules": tensors}, folder / WEIGHTS_FILE)
+    (folder / METADATA_FILE).write_text(json.dumps({**metadata, "format": FORMAT}, indent=2) + "\n")
+    return folder
+
+
+def resolve_checkpoint(path: str | os.PathLike) -> tuple[Path, str | None]:
+    """Locate the policy files of ``path``.
+
+    Args:
+        path: a ``whist rllib-train`` run folder, a checkpoint folder, its ``rl_module`` folder or
+            one module's folder there.
+    Returns:
+        ``(root, single_module)``: the folder holding :data:`WEIGHTS_FILE` and
+        :data:`METADATA_FILE`, and the module id when ``path`` named one module (else ``None``).
     Raises:
         FileNotFoundError: ``path`` does not exist.
-        ValueError: ``path`` holds no RLlib modules (the message says what it looked for).
+        ValueError: ``path`` holds no policy files (the message says what it looked for, and why
+            an RLlib checkpoint without them is not read).
     """
-    p = Path(path)
+    p = Path(path).absolute()
     if not p.exists():
-        raise FileNotFoundError(f"RLlib checkpoint {p} does not exist")
+        raise FileNotFoundError(f"RLlib checkpoint {path} does not exist")
     if not p.is_dir():
-        raise ValueError(f"{p} is a file; give the checkpoint folder (it holds {MODULES_SUBDIR})")
+        raise ValueError(f"{path} is a file; give the checkpoint folder (it holds {WEIGHTS_FILE})")
+    single = None
+    if len(p.parents) > 3 and p.parents[3] / MODULES_SUBDIR == p.parent:
+        p, single = p.parents[3], p.name          # one module's folder
+    elif len(p.parents) > 2 and p.parents[2] / MODULES_SUBDIR == p:
+        p = p.parents[2]                          # the rl_module folder
     for root in (p, p / "checkpoints" / "latest", p / "latest"):
-        if (root / MODULES_SUBDIR).is_dir():
-            return root / MODULES_SUBDIR, root, None
-    if p.name == MODULES_SUBDIR.name and (p / "metadata.json").is_file():
-        return p, _root_above(p), None
-    if (p / "class_and_ctor_args.pkl").is_file() and p.parent.name == MODULES_SUBDIR.name:
-        return p.parent, _root_above(p.parent), p.name
-    raise ValueError(f"{p} is not an RLlib checkpoint: no {MODULES_SUBDIR} in it (nor in checkpoints/latest, "
-                     "as a whist rllib-train run folder has)")
+        if (root / WEIGHTS_FILE).is_file() and (root / METADATA_FILE).is_file():
+            return root, single
+    if any((root / MODULES_SUBDIR).is_dir() for root in (p, p / "checkpoints" / "latest")):
+        raise ValueError(f"{p} is an RLlib checkpoint without {WEIGHTS_FILE}: RLlib stores its modules as pickles, which "
+                         "whist-env does not unpickle; write the policy with training.learn.rllib.save_policy(algo, folder) "
+                         "(whist rllib-train does) and pass that folder")
+    raise ValueError(f"{p} is not an RLlib checkpoint of whist-env: no {WEIGHTS_FILE} and {METADATA_FILE} in it (nor in "
+                     "checkpoints/latest, as a whist rllib-train run folder has)")
 
 
-def _root_above(modules_dir: Path) -> Path | None:
-    root = modules_dir.parent.parent.parent
-    return root if (root / MODULES_SUBDIR) == modules_dir else None
+def build_module(game: str, options: Mapping[str, Any], model_config: Mapping[str, Any]) -> Any:
+    """A fresh ``ActionMaskingTorchRLModule`` (full, not inference-only) on the spaces of ``game``
+    with ``options`` (``whist_env.wrappers.rllib.RLlibWhistEnv``'s) and ``model_config``
+    (``DefaultModelConfig`` fields).
 
+    Raises:
+        ValueError: unknown game, rule option or model config field.
+    """
+    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-def module_ids(modules_dir: Path) -> list[str]:
-    """The module ids of a checkpoint's ``rl_module`` folder (sorted)."""
-    return sorted(d.name for d in modules_dir.iterdir() if (d / "class_and_ctor_args.pkl").is_file())
+    from whist_env.wrappers.rllib import RLlibWhistEnv
+
+    env = RLlibWhistEnv({"game": game, "options": dict(options)})
+    agent = env.possible_agents[0]
+    try:
+        config = DefaultModelConfig(**dict(model_config))
+    except TypeError as err:
+        raise ValueError(f"model config {dict(model_config)}: {err}") from None
+    return ActionMaskingTorchRLModule(observation_space=env.observation_spaces[agent], action_space=env.action_spaces[agent],
+                                      inference_only=False, model_config=config)
 
 
 class RLlibAgent:
@@ -176,57 +255,71 @@ class RLlibAgent:
 
     @classmethod
     def from_checkpoint(cls, path: str | os.PathLike, game: str | None = None, name: str | None = None) -> RLlibAgent:
-        """Load the modules of an RLlib checkpoint (see the module docstring for ``path``).
+        """Load the modules of a checkpoint without unpickling anything (see the module docstring
+        for ``path``).
 
         Args:
-            path: the checkpoint, run folder, ``rl_module`` folder or one module's folder.
-            game: the game to play; when the checkpoint's metadata names another, an error.
+            path: a run folder, a checkpoint folder, its ``rl_module`` folder or one module's folder.
+            game: the game to play; when the checkpoint is of another, an error.
             name: label (default ``"rllib:<run or checkpoint folder>"``).
         Raises:
             ImportError: Ray's RLlib is not installed (names the ``whist-env[rllib]`` extra).
             FileNotFoundError: no such path.
-            ValueError: not an RLlib checkpoint, no module in it, a checkpoint of another game,
-                or a module that cannot be loaded.
+            ValueError: no policy files, unreadable or foreign ones, a checkpoint of another game,
+                an unknown module, or weights that do not fit the rebuilt module.
         """
         _require_rllib()
-        from ray.rllib.core.rl_module.rl_module import RLModule
+        import torch
 
-        modules_dir, root, single = resolve_checkpoint(path)
-        meta: dict[str, Any] = {}
-        if root is not None and (root / METADATA_FILE).is_file():
+        root, single = resolve_checkpoint(path)
+        try:
             meta = json.loads((root / METADATA_FILE).read_text())
-        if game is not None and meta.get("game") not in (None, game):
-            raise ValueError(f"{path} was trained on {meta['game']}, not {game}")
-        ids = [single] if single is not None else module_ids(modules_dir)
+            saved = torch.load(root / WEIGHTS_FILE, map_location="cpu", weights_only=True)
+        except Exception as err:  # truncated, damaged or foreign files
+            raise ValueError(f"cannot read the policy files in {root}: {type(err).__name__}: {err} (torch.load(weights_only=True) "
+                             "reads tensors and plain types only)") from None
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT or not isinstance(saved, dict) or saved.get("format") != FORMAT:
+            raise ValueError(f"{root}: {METADATA_FILE} and {WEIGHTS_FILE} are not whist-env RLlib policy files (format {FORMAT!r})")
+        if game is not None and meta.get("game") != game:
+            raise ValueError(f"{path} was trained on {meta.get('game')}, not {game}")
+        weights, models = saved.get("modules") or {}, meta.get("model") or {}
+        ids = sorted(weights)
+        if single is not None and single not in weights:
+            raise ValueError(f"{path}: no module {single!r} in {root / WEIGHTS_FILE} (it has {ids})")
         if not ids:
-            raise ValueError(f"{modules_dir} holds no RLlib module")
-        mapping = {int(a.rpartition("_")[2]): m for a, m in (meta.get("mapping") or {}).items() if m in ids}
+            raise ValueError(f"{root / WEIGHTS_FILE} holds no module")
+        mapping = {int(a.rpartition("_")[2]): m for a, m in (meta.get("mapping") or {}).items() if m in weights}
         default = None
-        if single is not None or len(ids) == 1:
+        if single is not None:
+            default, mapping = single, {}
+        elif len(ids) == 1:
             default = ids[0]
         elif "shared" in ids:
             default = "shared"
-        elif not mapping and game is not None and all(m.startswith("side_") for m in ids):
-            from whist_env import GAMES
-
-            rules = GAMES[game].raw_env().game
-            mapping = {s: f"side_{rules.side_of(s)}" for s in range(rules.num_players) if f"side_{rules.side_of(s)}" in ids}
         if default is None and not mapping:
-            raise ValueError(f"{path}: cannot tell which of the modules {ids} plays which seat (no {METADATA_FILE}); "
-                             "give one module's folder instead")
+            raise ValueError(f"{path}: {METADATA_FILE} maps no seat to the modules {ids}")
         modules = {}
         for m in sorted({*mapping.values(), *([default] if default else [])}):
-            try:
-                module = RLModule.from_checkpoint(str(modules_dir / m))
-            except Exception as err:  # RLlib raises many kinds on a damaged or foreign checkpoint
-                raise ValueError(f"cannot load RLlib module {modules_dir / m}: {type(err).__name__}: {err}") from None
-            if hasattr(module, "eval"):
-                module.eval()
-            modules[m] = module
-        label = root.parent.parent.name if root is not None and root.parent.name == "checkpoints" else Path(path).name
-        options = meta.get("options")
-        return cls(modules, mapping, default, name=name or f"rllib:{label}", game=meta.get("game", game),
-                   trained_options=options, path=path)
+            modules[m] = _load_module(meta, models, m, weights[m], root)
+        label = root.parent.parent.name if root.parent.name == "checkpoints" else root.name
+        return cls(modules, mapping, default, name=name or f"rllib:{label}", game=meta.get("game"),
+                   trained_options=meta.get("options"), path=path)
 
 
-__all__ = ["INSTALL_HINT", "METADATA_FILE", "MODULES_SUBDIR", "RLlibAgent", "module_ids", "resolve_checkpoint"]
+def _load_module(meta: Mapping[str, Any], models: Mapping[str, Any], module_id: str, state: Mapping[str, Any], root: Path) -> Any:
+    """Rebuild module ``module_id`` from its model config and load ``state`` into it (strict)."""
+    model = models.get(module_id)
+    if not isinstance(model, Mapping) or model.get("class") != MODULE_CLASS:
+        raise ValueError(f"{root / METADATA_FILE}: module {module_id!r} is not a {MODULE_CLASS} with a model config "
+                         f"(got {model!r}); only the module of training.learn.rllib.ppo_config is rebuilt")
+    try:
+        module = build_module(str(meta["game"]), meta.get("options") or {}, model.get("config") or {})
+        module.load_state_dict(dict(state), strict=True)
+    except (RuntimeError, ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"cannot rebuild RLlib module {module_id!r} from {root}: {type(err).__name__}: {err}") from None
+    module.eval()
+    return module
+
+
+__all__ = ["FORMAT", "INSTALL_HINT", "METADATA_FILE", "MODULES_SUBDIR", "MODULE_CLASS", "WEIGHTS_FILE", "RLlibAgent", "build_module",
+           "plain_model_config", "resolve_checkpoint", "write_policy"]

@@ -9,8 +9,9 @@ What it shows:
 * ``algo.train()`` iterations and what to read in their results: the per-agent returns (the sum over
   all agents, ``episode_return_mean``, is 0 in a zero-sum game) and the count of illegal actions
   taken (0: the mask is enforced);
-* a checkpoint written with ``algo.save_to_path`` and read back as an RLModule that picks a legal
-  card for an observation of the AEC env.
+* the trained policy written with ``training.learn.rllib.save_policy`` (weights as tensors, no
+  pickle) and read back as the agent spec ``rllib:FOLDER``, which picks a legal card for an
+  observation of the AEC env (``whist eval --agents rllib:FOLDER heuristic`` reads the same folder).
 
 Needs the optional extra, in a venv of its own (ray pins its gymnasium)::
 
@@ -23,9 +24,6 @@ from __future__ import annotations
 
 import argparse
 import tempfile
-from pathlib import Path
-
-import numpy as np
 
 
 def main() -> None:
@@ -38,11 +36,10 @@ def main() -> None:
     args = parser.parse_args()
 
     import ray
-    import torch
-    from ray.rllib.core.rl_module.rl_module import RLModule
 
     import whist_env
-    from training.learn.rllib import ppo_config, summarize
+    from agents import make_agent
+    from training.learn.rllib import ppo_config, save_policy, summarize
 
     iterations, batch, minibatch = (1, 256, 128) if args.smoke else (args.iterations, 2048, 512)
     if args.smoke:  # 256 steps over 2 envs: 128 steps each, so whole 52-step hands end in the iteration
@@ -57,19 +54,17 @@ def main() -> None:
             print(f"iteration {i + 1}: {summary}")
         assert summary["episodes"] and summary["illegal_actions"] == 0, summary
         with tempfile.TemporaryDirectory() as folder:
-            path = algo.save_to_path(folder)
+            save_policy(algo, folder)
             algo.stop()
-            module = RLModule.from_checkpoint(Path(path) / "learner_group" / "learner" / "rl_module" / "shared")
+            agent = make_agent(f"rllib:{folder}", args.game)
             env = whist_env.GAMES[args.game].raw_env(episode="hand")
             env.reset(seed=1)
-            seen = env.observe(env.agent_selection)
-            batch_obs = {"observations": torch.as_tensor(seen["observation"])[None],
-                         "action_mask": torch.as_tensor(seen["action_mask"], dtype=torch.float32)[None]}
-            logits = module.forward_inference({"obs": batch_obs})["action_dist_inputs"][0].detach().numpy()
-            card = int(np.argmax(np.where(seen["action_mask"] == 1, logits, -np.inf)))
+            seat = env.agent_selection
+            seen = env.observe(seat)
+            card = agent.act(seen, env.information_state(seat))
             assert seen["action_mask"][card] == 1
-            print(f"ok: {iterations} PPO iteration(s) on {args.game}, no illegal action; the checkpoint's module plays "
-                  f"{env.game.action_label(card)} for {env.agent_selection}")
+            print(f"ok: {iterations} PPO iteration(s) on {args.game}, no illegal action; the saved policy (rllib:FOLDER) "
+                  f"plays {env.game.action_label(card)} for {seat}")
     finally:
         ray.shutdown()
 

@@ -61,3 +61,29 @@ def test_league_on_ray_stores_the_same_deals(local_ray, tmp_path):
                                     "FROM outcomes o JOIN matches m ON m.id = o.match_id "
                                     "ORDER BY m.agent_a, m.agent_b, o.deal_index, o.play_index").fetchall())
     assert rows[0] == rows[1] and len(rows[0]) > 0
+
+
+
+def test_results_come_in_deal_order_while_actors_stay_busy(local_ray):
+    from training.evaluation.ray_deals import _results_in_deal_order
+
+    class SlowOnEven:
+        """A deal worker whose even deals take longer, so results arrive out of deal order."""
+
+        def play(self, index):
+            import time
+
+            if index == 5:
+                raise ValueError("deal 5 failed")
+            time.sleep(0.3 if index % 2 == 0 else 0.0)
+            return index * 10
+
+    actors = [local_ray.remote(num_cpus=1)(SlowOnEven).remote() for _ in range(2)]
+    assert list(_results_in_deal_order(actors, [4, 1, 2, 3, 0, 7])) == [40, 10, 20, 30, 0, 70]
+    got = []
+    with pytest.raises(ValueError, match="deal 5 failed"):
+        for value in _results_in_deal_order(actors, [1, 2, 5, 3]):
+            got.append(value)
+    assert got == [10, 20]
+    for actor in actors:
+        local_ray.kill(actor)

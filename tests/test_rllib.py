@@ -77,14 +77,19 @@ def test_illegal_action_modes():
 
 
 def test_one_ppo_iteration_with_two_env_runners(tmp_path):
+    """One PPO iteration on 2 env runners takes no illegal action; the policy written by
+    save_policy (tensors, no pickle) plays exactly as RLlib's own checkpoint of the module."""
     import ray
+    import torch
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    from training.learn.rllib import ppo_config, summarize
+    from agents import make_agent
+    from training.learn.rllib import ppo_config, save_policy, summarize
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
-        config = ppo_config("classic_whist", honours=False, num_env_runners=2, train_batch_size=512, minibatch_size=256, num_epochs=1, seed=0)
+        config = ppo_config("classic_whist", honours=False, num_env_runners=2, train_batch_size=512, minibatch_size=256, num_epochs=1,
+                            seed=0, hidden_sizes=(32, 16))
         algo = config.build_algo()
         try:
             result = summarize(algo.train())
@@ -94,20 +99,25 @@ def test_one_ppo_iteration_with_two_env_runners(tmp_path):
             assert set(result["agent_returns"]) == {f"player_{i}" for i in range(4)}
             assert result["episode_return_mean"] == pytest.approx(0.0)  # zero-sum: read per agent
             path = algo.save_to_path(str(tmp_path / "ckpt"))
+            save_policy(algo, tmp_path / "policy")
         finally:
             algo.stop()
     finally:
         ray.shutdown()
-    module = RLModule.from_checkpoint(f"{path}/learner_group/learner/rl_module/shared")
-    env = RLlibWhistEnv({"game": "classic_whist"})
+    rllib_module = RLModule.from_checkpoint(f"{path}/learner_group/learner/rl_module/shared")  # RLlib's own loader (pickles)
+    agent = make_agent(f"rllib:{tmp_path / 'policy'}", "classic_whist")
+    assert agent.module_for(2) == "shared" and agent.trained_options["honours"] is False
+    env = RLlibWhistEnv({"game": "classic_whist", "options": {"honours": False}})
     obs, _ = env.reset(seed=1)
-    (agent,) = obs
-    import torch
-
-    batch = {"obs": {k: torch.as_tensor(v)[None] for k, v in obs[agent].items()}}
-    logits = module.forward_inference(batch)["action_dist_inputs"][0]
-    action = int(torch.argmax(logits))
-    assert obs[agent]["action_mask"][action] == 1.0
+    for _ in range(20):
+        (seat,) = obs
+        batch = {"obs": {k: torch.as_tensor(v)[None] for k, v in obs[seat].items()}}
+        expected = rllib_module.forward_inference(batch)["action_dist_inputs"][0].detach().numpy()
+        seen = {"observation": obs[seat]["observations"], "action_mask": obs[seat]["action_mask"].astype(np.int8)}
+        np.testing.assert_array_equal(agent.logits(seen, "shared"), expected)
+        action = agent.act(seen, {"seat": int(seat.rpartition("_")[2])})
+        assert obs[seat]["action_mask"][action] == 1.0
+        obs, *_ = env.step({seat: action})
 
 
 def test_module_mapping():

@@ -145,3 +145,59 @@ def test_rllib_agent_loads_and_plays(trained_run, capsys):
         make_agent(f"rllib:{run_dir}", "german_whist")
     with pytest.raises(ValueError, match="not an RLlib checkpoint"):
         make_agent(f"rllib:{run_dir.parent}", "classic_whist")
+
+
+@needs_rllib
+def test_rllib_agent_never_unpickles(trained_run, monkeypatch, tmp_path):
+    """rllib:PATH reads tensors (weights_only) and JSON: with every unpickler disabled it still
+    loads; a checkpoint with only RLlib's pickled module files, or damaged policy files, is refused."""
+    import pickle
+    import shutil
+
+    import ray.cloudpickle
+
+    from agents import make_agent
+    from agents.rllib_agent import WEIGHTS_FILE
+
+    run_dir, _ = trained_run
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("something was unpickled")
+
+    with monkeypatch.context() as m:
+        for module in (pickle, ray.cloudpickle):
+            m.setattr(module, "load", refuse)
+            m.setattr(module, "loads", refuse)
+        m.setattr(pickle, "Unpickler", refuse)
+        agent = make_agent(f"rllib:{run_dir}", "classic_whist")
+    assert sorted(agent.modules) == ["shared"]
+
+    rllib_only = tmp_path / "rllib_only"
+    shutil.copytree(run_dir / "checkpoints" / "latest", rllib_only)
+    (rllib_only / WEIGHTS_FILE).unlink()
+    with pytest.raises(ValueError, match="does not unpickle"):
+        make_agent(f"rllib:{rllib_only}", "classic_whist")
+
+    damaged = tmp_path / "damaged"
+    shutil.copytree(run_dir / "checkpoints" / "latest", damaged)
+    (damaged / WEIGHTS_FILE).write_bytes((damaged / WEIGHTS_FILE).read_bytes()[:100])
+    with pytest.raises(ValueError, match="cannot read the policy files"):
+        make_agent(f"rllib:{damaged}", "classic_whist")
+
+
+@needs_rllib
+def test_rllib_agent_refuses_weights_that_do_not_fit(trained_run, tmp_path):
+    import json
+    import shutil
+
+    from agents import make_agent
+    from agents.rllib_agent import METADATA_FILE
+
+    run_dir, _ = trained_run
+    other = tmp_path / "other"
+    shutil.copytree(run_dir / "checkpoints" / "latest", other)
+    meta = json.loads((other / METADATA_FILE).read_text())
+    meta["model"]["shared"]["config"]["fcnet_hiddens"] = [64]
+    (other / METADATA_FILE).write_text(json.dumps(meta))
+    with pytest.raises(ValueError, match="cannot rebuild RLlib module 'shared'"):
+        make_agent(f"rllib:{other}", "classic_whist")

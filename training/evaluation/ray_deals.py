@@ -1,7 +1,8 @@
 """Deals of a match played on Ray workers (``whist eval --ray``, ``whist league --ray``).
 
 Each Ray actor holds one unpickled copy of the match's deal player (both agents, the rules and
-the seeds) and plays the deals it is given; the driver receives the results in deal order and
+the seeds) and plays the deals it is given, two queued at a time, a new one as soon as one ends
+(an actor never waits for a slower one); the driver puts the results back in deal order and
 alone writes the results store and the records, as with ``--workers``. Every play starts from
 seeds derived from the match seed, the deal and the side, so the results are the same as a
 serial run's for any number of actors. Ray does the distribution: a local Ray started for the
@@ -21,6 +22,8 @@ from typing import Any
 
 #: ``--ray`` given without an address: start a local Ray for the match.
 LOCAL = "local"
+#: Deals queued on each actor at once: the next one starts without a round trip to the driver.
+QUEUED_PER_ACTOR = 2
 
 
 def ray_available() -> str | None:
@@ -66,7 +69,6 @@ def ray_played_deals(player_bytes: bytes, indices: Sequence[int], address: str, 
     if problem is not None:
         raise ValueError(problem)
     import ray
-    from ray.util import ActorPool
 
     started = not ray.is_initialized()
     if started:
@@ -80,10 +82,48 @@ def ray_played_deals(player_bytes: bytes, indices: Sequence[int], address: str, 
         remote = ray.remote(num_cpus=1)(_DealWorker)
         payload = ray.put(player_bytes)
         workers = [remote.remote(payload) for _ in range(max(1, min(count, len(indices))))]
-        pool = ActorPool(workers)
-        yield pool.map(lambda actor, i: actor.play.remote(i), list(indices))
+        yield _results_in_deal_order(workers, indices)
     finally:
         for worker in workers:
             ray.kill(worker)
         if started:
             ray.shutdown()
+
+
+def _results_in_deal_order(workers: Sequence[Any], indices: Sequence[int]) -> Iterator[Any]:
+    """Each deal's result, in the order of ``indices``, while every actor keeps
+    :data:`QUEUED_PER_ACTOR` deals queued (Ray's ``ActorPool.map`` would hand an actor its next
+    deal only once the results before its last one have been read, idling it behind a slower
+    deal). Results that arrive early wait here until the deals before them have arrived.
+
+    Raises:
+        the exception of a deal that failed in its actor (Ray re-raises it as its own type),
+        once every deal before it has been yielded, as in a serial run.
+    """
+    import ray
+
+    todo = iter(enumerate(indices))
+    running: dict[Any, tuple[int, Any]] = {}
+    arrived: dict[int, Any] = {}
+
+    def queue_next(actor: Any) -> None:
+        position, index = next(todo, (None, None))
+        if position is not None:
+            running[actor.play.remote(index)] = (position, actor)
+
+    for _ in range(QUEUED_PER_ACTOR):
+        for actor in workers:
+            queue_next(actor)
+    for position in range(len(indices)):
+        while position not in arrived:
+            (ready, *_), _ = ray.wait(list(running), num_returns=1)
+            done_position, actor = running.pop(ready)
+            try:
+                arrived[done_position] = (ray.get(ready), None)
+            except Exception as err:  # raised when its turn comes: every deal before it is yielded first
+                arrived[done_position] = (None, err)
+            queue_next(actor)
+        outcome, error = arrived.pop(position)
+        if error is not None:
+            raise error
+        yield outcome

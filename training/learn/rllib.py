@@ -10,13 +10,13 @@ game and its rule options in ``env_config``; the model is RLlib's action-masking
 Example::
 
     import ray
-    from training.learn.rllib import ppo_config, summarize
+    from training.learn.rllib import ppo_config, save_policy, summarize
 
     ray.init(num_cpus=2)
     algo = ppo_config("classic_whist", opponents="heuristic", honours=False, num_env_runners=2).build_algo()
     result = algo.train()
     print(summarize(result))      # env steps, per-agent returns, learner's win rate per opponent
-    algo.save_to_path("/tmp/ckpt")
+    save_policy(algo, "/tmp/policy")  # then: whist eval --agents rllib:/tmp/policy heuristic
 
 What to read in a result: ``result["env_runners"]["episode_return_mean"]`` is the sum over all
 agents, so 0 in a zero-sum self-play game; the per-agent figures are
@@ -30,6 +30,7 @@ the learner's mean return and win rate against each opponent (``"self"``: self-p
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from ray.rllib.algorithms.ppo import PPOConfig
@@ -179,6 +180,42 @@ def ppo_config(
     return config
 
 
+def save_policy(algo: Any, folder: str | Path, metadata: Mapping[str, Any] | None = None) -> Path:
+    """Write the trained modules of ``algo`` (an algorithm of :func:`ppo_config`) into ``folder``
+    so that the agent spec ``rllib:FOLDER`` loads them without unpickling anything
+    (:mod:`agents.rllib_agent`): the learner's weights as tensors (``whist_rllib_weights.pt``)
+    and a JSON file (``whist_rllib.json``) with the game, every rule option, the seat -> module
+    mapping, each module's model config and ``metadata``.
+
+    ``algo.save_to_path`` is still the way to save an algorithm for ``restore_from_path``; both
+    may share one folder (``whist rllib-train`` does that).
+
+    Returns:
+        ``folder`` as a ``Path``.
+    Raises:
+        ValueError: ``algo`` was not built from :func:`ppo_config` (no whist_env game in its
+            env config, or a module other than RLlib's action-masking module).
+    """
+    from agents.rllib_agent import MODULE_CLASS, plain_model_config, write_policy
+    from whist_env.rules.options import options_dict
+
+    env_config = dict(algo.config.env_config or {})
+    if "game" not in env_config:
+        raise ValueError("save_policy needs an algorithm of training.learn.rllib.ppo_config (no game in its env_config)")
+    env = RLlibWhistEnv({"game": env_config["game"], "options": env_config.get("options") or {}})
+    mapping = {agent: str(algo.config.policy_mapping_fn(agent, None)) for agent in env.possible_agents}
+    specs = algo.config.rl_module_spec.rl_module_specs
+    model = {}
+    for module_id in sorted(set(mapping.values())):
+        spec = specs[module_id]
+        if spec.module_class is not ActionMaskingTorchRLModule:
+            raise ValueError(f"module {module_id!r} is a {getattr(spec.module_class, '__name__', spec.module_class)}, not {MODULE_CLASS}")
+        model[module_id] = {"class": MODULE_CLASS, "config": plain_model_config(spec.model_config)}
+    weights = algo.learner_group.get_weights(sorted(model))
+    return write_policy(folder, weights, {**dict(metadata or {}), "game": env.game_name,
+                                         "options": options_dict(env.raw.game.options), "mapping": mapping, "model": model})
+
+
 def learner_results(result: Mapping[str, Any]) -> dict[str, dict[str, float]]:
     """The learner's figures per opponent in one ``Algorithm.train()`` result.
 
@@ -224,4 +261,4 @@ def summarize(result: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
-__all__ = ["ILLEGAL_ACTIONS", "LEARNER", "POLICY_MODES", "learner_results", "module_mapping", "ppo_config", "summarize"]
+__all__ = ["ILLEGAL_ACTIONS", "LEARNER", "POLICY_MODES", "learner_results", "module_mapping", "ppo_config", "save_policy", "summarize"]

@@ -14,9 +14,12 @@ The run folder (``log_dir/run_name``) receives:
   ``loss/<module>/...`` (RLlib's learner statistics); the x axis is env steps;
 * ``checkpoints/latest``: an RLlib algorithm checkpoint (``algo.save_to_path``; written to a
   temporary folder, then renamed, so that it is always whole) every ``train.checkpoint_interval``
-  iterations and at the end, with ``whist_rllib.json`` (game, rule options, seat -> module,
-  iteration, env steps, illegal actions taken) inside; ``rllib:RUN_DIR`` is then an agent spec for ``whist eval``,
-  ``league`` and ``play``;
+  iterations and at the end, with the policy files of :func:`training.learn.rllib.save_policy`
+  inside (``whist_rllib_weights.pt``: the modules' weights as tensors; ``whist_rllib.json``: game,
+  rule options, seat -> module, model configs, iteration, env steps, illegal actions taken);
+  ``rllib:RUN_DIR`` is then an agent spec for ``whist eval``, ``league`` and ``play``, loaded
+  without unpickling anything (``--resume`` reads RLlib's own checkpoint, pickles included: resume
+  only runs you made);
 * ``config.yaml`` (the validated config) and the final evaluation tables (``results.json``, ``.csv``).
 
 Ctrl-C or SIGTERM finishes the iteration in progress, saves ``checkpoints/latest``, prints the
@@ -41,8 +44,6 @@ import yaml
 
 from training.errors import CommandError, Interrupted
 
-#: The ``format`` field of ``whist_rllib.json``.
-FORMAT = "whist-rllib-checkpoint"
 #: ``whist rllib-train`` flags that override the config, as (argument name, flag).
 OVERRIDES = (("address", "--address"), ("iterations", "--iterations"), ("total_env_steps", "--total-env-steps"),
              ("seed", "--seed"), ("run_dir", "--run-dir"), ("eval_deals", "--eval-deals"))
@@ -105,20 +106,22 @@ def _latest(run_dir: Path) -> Path:
 
 
 def save_checkpoint(algo: Any, run_dir: Path, metadata: dict[str, Any]) -> Path:
-    """Save ``algo`` to ``run_dir/checkpoints/latest`` atomically (a temporary folder renamed),
-    with ``metadata`` as ``whist_rllib.json`` inside; returns the checkpoint path.
+    """Save ``algo`` to ``run_dir/checkpoints/latest`` atomically (a temporary folder renamed):
+    RLlib's checkpoint (``algo.save_to_path``, for ``--resume``) and the policy files of
+    :func:`training.learn.rllib.save_policy` (for ``rllib:PATH``, loaded without unpickling)
+    with ``metadata`` in ``whist_rllib.json``; returns the checkpoint path.
 
     Raises:
         OSError: the folder cannot be written.
     """
-    from agents.rllib_agent import METADATA_FILE
+    from training.learn.rllib import save_policy
 
     folder = run_dir / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
     tmp, latest, old = folder / ".latest.tmp", folder / "latest", folder / ".latest.old"
     shutil.rmtree(tmp, ignore_errors=True)
     algo.save_to_path(str(tmp.resolve()))
-    (tmp / METADATA_FILE).write_text(json.dumps(metadata, indent=2) + "\n")
+    save_policy(algo, tmp, metadata)
     shutil.rmtree(old, ignore_errors=True)
     if latest.exists():
         latest.rename(old)
@@ -235,7 +238,7 @@ def run_rllib_train(args: Any) -> int:
     options = {"episode": "hand", **config.options}
     rules = GAMES[config.game].raw_env(**options).game
     metadata: dict[str, Any] = {
-        "format": FORMAT, "game": config.game, "options": options_dict(rules.options), "policies": config.policies,
+        "game": config.game, "options": options_dict(rules.options), "policies": config.policies,
         "mapping": module_mapping(config.game, config.policies, options),
         "opponents": parse_opponents(config.opponents), "config": config.model_dump(mode="json", by_alias=True),
         "versions": _versions(), "iteration": 0, "env_steps": 0, "seconds": 0.0, "illegal_actions": 0,
@@ -391,4 +394,4 @@ def _evaluate(config: Any, latest: Path, run_dir: Path, opponents: dict[str, Any
     print("saved " + ", ".join(str(p) for p in save_results(results, run_dir)))
 
 
-__all__ = ["FORMAT", "resume_command", "run_rllib_train", "save_checkpoint"]
+__all__ = ["resume_command", "run_rllib_train", "save_checkpoint"]
