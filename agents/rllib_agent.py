@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import logging
 import os
 from collections.abc import Mapping
 from pathlib import Path
@@ -148,19 +149,27 @@ def build_module(game: str, options: Mapping[str, Any], model_config: Mapping[st
     Raises:
         ValueError: unknown game, rule option or model config field.
     """
-    from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
-    from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
-
     from whist_env.wrappers.rllib import RLlibWhistEnv
 
-    env = RLlibWhistEnv({"game": game, "options": dict(options)})
-    agent = env.possible_agents[0]
+    # RLlib's example module subclasses classes RLlib has since deprecated: its import and
+    # construction log deprecation warnings that say nothing to a user of this agent
+    deprecations = logging.getLogger("ray._common.deprecation")
+    level = deprecations.level
+    deprecations.setLevel(logging.ERROR)
     try:
-        config = DefaultModelConfig(**dict(model_config))
-    except TypeError as err:
-        raise ValueError(f"model config {dict(model_config)}: {err}") from None
-    return ActionMaskingTorchRLModule(observation_space=env.observation_spaces[agent], action_space=env.action_spaces[agent],
-                                      inference_only=False, model_config=config)
+        from ray.rllib.core.rl_module.default_model_config import DefaultModelConfig
+        from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
+
+        env = RLlibWhistEnv({"game": game, "options": dict(options)})
+        agent = env.possible_agents[0]
+        try:
+            config = DefaultModelConfig(**dict(model_config))
+        except TypeError as err:
+            raise ValueError(f"model config {dict(model_config)}: {err}") from None
+        return ActionMaskingTorchRLModule(observation_space=env.observation_spaces[agent], action_space=env.action_spaces[agent],
+                                          inference_only=False, model_config=config)
+    finally:
+        deprecations.setLevel(level)
 
 
 class RLlibAgent:

@@ -22,6 +22,38 @@ def test_ray_without_ray_installed_is_refused_clearly(capsys):
     assert "--ray needs Ray" in err and "whist-env[rllib]" in err
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:  # free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def test_ray_addresses_where_nothing_listens_are_named_at_once():
+    """ray.init retries an address where nothing listens for many minutes: it is checked first."""
+    import socket
+
+    from training.evaluation.ray_deals import ray_address_problem
+
+    assert ray_address_problem(None) is None and ray_address_problem("local") is None and ray_address_problem("auto") is None
+    port = _free_port()
+    for address in (f"127.0.0.1:{port}", f"ray://127.0.0.1:{port}"):
+        assert ray_address_problem(address, timeout=2).startswith(f"cannot reach a Ray cluster at {address}")
+    assert "is not a Ray address" in ray_address_problem("headnode")
+    with socket.socket() as server:
+        server.bind(("127.0.0.1", 0))
+        server.listen()
+        assert ray_address_problem(f"127.0.0.1:{server.getsockname()[1]}") is None
+
+
+@pytest.mark.skipif(ray_available() is not None, reason="needs ray (the whist-env[rllib] extra)")
+def test_eval_with_an_unreachable_ray_address_fails_clearly(capsys):
+    port = _free_port()
+    assert main(["eval", "--agents", "random", "heuristic", "--deals", "2", "--ray", f"127.0.0.1:{port}", "--quiet"]) == 2
+    assert f"--ray: cannot reach a Ray cluster at 127.0.0.1:{port}" in capsys.readouterr().err
+
+
 @pytest.fixture(scope="module")
 def local_ray():
     ray = pytest.importorskip("ray")

@@ -201,3 +201,34 @@ def test_rllib_agent_refuses_weights_that_do_not_fit(trained_run, tmp_path):
     (other / METADATA_FILE).write_text(json.dumps(meta))
     with pytest.raises(ValueError, match="cannot rebuild RLlib module 'shared'"):
         make_agent(f"rllib:{other}", "classic_whist")
+
+
+@needs_rllib
+def test_resume_with_other_network_sizes_is_refused_and_changes_nothing(trained_run, tmp_path, capsys):
+    run_dir, _ = trained_run
+    before = (run_dir / "config.yaml").read_text()
+    data = yaml.safe_load(before)
+    data["train"]["hidden_sizes"] = [64]
+    other = tmp_path / "wider.yaml"
+    other.write_text(yaml.safe_dump(data))
+    assert main(["rllib-train", str(other), "--run-dir", str(run_dir), "--resume", "--iterations", "2"]) == 2
+    err = capsys.readouterr().err
+    assert "--resume" in err and "train.hidden_sizes [32], the config has [64]" in err
+    assert (run_dir / "config.yaml").read_text() == before
+
+
+@needs_rllib
+def test_an_address_where_no_ray_listens_is_refused_at_once(tmp_path, capsys):
+    import socket
+    import time
+
+    with socket.socket() as s:  # a port that was free a moment ago: nothing listens there
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    config = tmp_path / "c.yaml"
+    config.write_text(yaml.safe_dump(_config(log_dir=str(tmp_path))))
+    t0 = time.monotonic()
+    assert main(["rllib-train", str(config), "--address", f"127.0.0.1:{port}", "--iterations", "1"]) == 2
+    assert time.monotonic() - t0 < 60
+    assert f"--address: cannot reach a Ray cluster at 127.0.0.1:{port}" in capsys.readouterr().err
+    assert not (tmp_path / "rllib_classic").exists()  # nothing written

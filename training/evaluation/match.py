@@ -657,8 +657,8 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
 
     Raises:
         CommandError: on an unknown game, fewer than two specs, ``deals < 1``, ``seed < 0``,
-            ``workers < 1``, ``--ray`` without Ray installed, a bad rule option or a bad agent
-            spec (the message names it).
+            ``workers < 1``, ``--ray`` without Ray installed or with an address where nothing
+            listens, a bad rule option or a bad agent spec (the message names it).
     """
     from agents import make_agent
     from whist_env import GAMES
@@ -674,11 +674,11 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
     if workers < 1:
         raise CommandError(f"--workers must be >= 1, got {workers}")
     if ray_address is not None:
-        from training.evaluation.ray_deals import ray_available
+        from training.evaluation.ray_deals import ray_address_problem, ray_available
 
-        problem = ray_available()
+        problem = ray_available() or ray_address_problem(ray_address)
         if problem is not None:
-            raise CommandError(problem)
+            raise CommandError(f"--ray: {problem}" if not problem.startswith("--ray") else problem)
     options = {"episode": "hand", **dict(option_pairs)}
     try:
         probe = GAMES[game].raw_env(**options)

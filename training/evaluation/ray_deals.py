@@ -35,6 +35,28 @@ def ray_available() -> str | None:
     return None
 
 
+def ray_address_problem(address: str | None, timeout: float = 5.0) -> str | None:
+    """``None`` when a Ray cluster may be listening at ``address``, else why not (the message).
+
+    ``HOST:PORT`` and ``ray://HOST:PORT`` are checked with one TCP connection (``timeout``
+    seconds): ``ray.init`` itself retries an address where nothing listens for many minutes,
+    printing only Ray's log lines. ``None``, :data:`LOCAL` and ``"auto"`` are left to Ray (it
+    fails at once when no cluster is running on this machine).
+    """
+    import socket
+
+    if address is None or address in (LOCAL, "auto"):
+        return None
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not host or not port.isdigit():
+        return f"{address!r} is not a Ray address: give HOST:PORT, ray://HOST:PORT or 'auto'"
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout).close()
+    except OSError as err:
+        return f"cannot reach a Ray cluster at {address}: {err} (is `ray start --head` running there, and the port open?)"
+    return None
+
+
 class _DealWorker:
     """A Ray actor's state: one deal player, unpickled once (torch on one thread)."""
 
@@ -65,7 +87,7 @@ def ray_played_deals(player_bytes: bytes, indices: Sequence[int], address: str, 
     Raises:
         ValueError: Ray cannot be imported, or cannot reach ``address``.
     """
-    problem = ray_available()
+    problem = ray_available() or ray_address_problem(address)
     if problem is not None:
         raise ValueError(problem)
     import ray

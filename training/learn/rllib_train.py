@@ -88,6 +88,8 @@ def resume_command(args: Any) -> str:
         value = getattr(args, name, None)
         if value is not None:
             words += [flag, str(value)]
+    if getattr(args, "no_progress", False):
+        words.append("--no-progress")
     return shlex.join([*words, "--resume"])
 
 
@@ -204,7 +206,8 @@ def run_rllib_train(args: Any) -> int:
 
     Raises:
         CommandError: bad config, Ray missing or unreachable, a bad opponent spec, a run folder
-            that already holds a run without ``--resume`` (or none with it).
+            that already holds a run without ``--resume`` (or none with it), a ``--resume`` whose
+            checkpoint was trained with other rule options, policies or network sizes.
         Interrupted: Ctrl-C or SIGTERM (the checkpoint is saved first when the iteration finished).
     """
     from agents import make_agent
@@ -226,6 +229,12 @@ def run_rllib_train(args: Any) -> int:
     if args.resume and not latest.exists():
         raise CommandError(f"--resume: no checkpoint at {latest}")
 
+    if args.address:
+        from training.evaluation.ray_deals import ray_address_problem
+
+        problem = ray_address_problem(args.address)
+        if problem is not None:
+            raise CommandError(f"--address: {problem}")
     _quiet_ray_logs()
     import ray
 
@@ -250,6 +259,14 @@ def run_rllib_train(args: Any) -> int:
             raise CommandError(f"--resume: {latest / METADATA_FILE} cannot be read: {exc}") from None
         if saved.get("game") != config.game:
             raise CommandError(f"--resume: {latest} holds a {saved.get('game')} run, the config trains {config.game}")
+        saved_config = saved.get("config") or {}
+        for what, before, now in (
+                ("rule options", saved.get("options"), metadata["options"]),
+                ("policies", saved.get("policies"), config.policies),
+                ("train.hidden_sizes", (saved_config.get("train") or {}).get("hidden_sizes"), list(config.train.hidden_sizes))):
+            if before != json.loads(json.dumps(now)):  # as JSON stored it (tuples become lists)
+                raise CommandError(f"--resume: {latest} was trained with {what} {before}, the config has {now}; "
+                                   "the networks would not fit (start a new run, or restore the config)")
         for key in ("iteration", "env_steps", "seconds", "illegal_actions"):
             metadata[key] = saved.get(key, metadata[key])
     runners, train = config.env_runners, config.train
@@ -268,7 +285,6 @@ def run_rllib_train(args: Any) -> int:
     ppo = ppo.debugging(log_level="ERROR")
 
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json", by_alias=True), sort_keys=False))
     started_ray = not ray.is_initialized()
     try:
         if started_ray:
@@ -297,7 +313,7 @@ def run_rllib_train(args: Any) -> int:
     flags = "".join(f" --option {k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in config.options.items()
                     if k not in ("episode", "reward", "max_hands"))
     print("next:")
-    print(f"  tensorboard --logdir {run_dir.parent}   # learning curves")
+    print(f"  tensorboard --logdir {run_dir if args.run_dir else run_dir.parent}   # learning curves")
     print(f"  whist eval --game {config.game}{flags} --agents rllib:{run_dir} heuristic --deals 2000")
     print(f"  whist play --game {config.game}{flags} --opponents rllib:{run_dir}   # play against it")
     return 0
@@ -308,6 +324,7 @@ def _train(args: Any, config: Any, ppo: Any, run_dir: Path, latest: Path, metada
     the iteration, env steps and seconds so far (updated in place).
 
     Raises:
+        CommandError: the checkpoint of ``--resume`` cannot be restored into the built algorithm.
         Interrupted: Ctrl-C or SIGTERM.
     """
     from torch.utils.tensorboard import SummaryWriter
@@ -320,8 +337,13 @@ def _train(args: Any, config: Any, ppo: Any, run_dir: Path, latest: Path, metada
     algo = ppo.build_algo()
     try:
         if args.resume:
-            algo.restore_from_path(str(latest.resolve()))
+            try:
+                algo.restore_from_path(str(latest.resolve()))
+            except Exception as exc:  # RLlib raises many kinds on a checkpoint that does not fit
+                raise CommandError(f"--resume: cannot restore {latest}: {type(exc).__name__}: {str(exc).splitlines()[0]}") from None
             print(f"resuming {run_dir} at iteration {metadata['iteration']} ({metadata['env_steps']:,} env steps)")
+        # the config of the run, written once the checkpoint (if any) has been restored into it
+        (run_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json", by_alias=True), sort_keys=False))
         runners = config.env_runners
         print(f"training {config.game} with RLlib PPO against {config.opponents or 'itself'} on "
               f"{runners.num_env_runners} env runner(s) x {runners.num_envs_per_env_runner} env(s) "
