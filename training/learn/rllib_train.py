@@ -239,16 +239,17 @@ def run_rllib_train(args: Any) -> int:
     import ray
 
     from agents.rllib_agent import METADATA_FILE
-    from training.learn.rllib import module_mapping, ppo_config
+    from training.learn.rllib import ppo_config
     from training.learn.rllib_opponents import parse_opponents
     from whist_env import GAMES
     from whist_env.rules.options import options_dict
 
     options = {"episode": "hand", **config.options}
     rules = GAMES[config.game].raw_env(**options).game
+    # save_policy adds the game, the seat -> module mapping and the model configs, read from the
+    # algorithm itself; the rule options are kept here to compare them on --resume
     metadata: dict[str, Any] = {
-        "game": config.game, "options": options_dict(rules.options), "policies": config.policies,
-        "mapping": module_mapping(config.game, config.policies, options),
+        "options": options_dict(rules.options), "policies": config.policies,
         "opponents": parse_opponents(config.opponents), "config": config.model_dump(mode="json", by_alias=True),
         "versions": _versions(), "iteration": 0, "env_steps": 0, "seconds": 0.0, "illegal_actions": 0,
     }
