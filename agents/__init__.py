@@ -1,129 +1,22 @@
-"""Agents (DESIGN.md ``agents/``): the :class:`Policy` protocol, baselines, and an agent registry.
+"""Agents: policies that play the games (DESIGN.md ``agents/``), one room per kind.
 
-``make_agent(spec, game, seed)`` builds an agent from a short text spec, as the ``whist eval``
-command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based player) or
-``"checkpoint:PATH"`` (a trained network, :class:`agents.neural.NeuralAgent`), ``"zoo:GAME"``
-(the model zoo's trained agent of a game, :mod:`agents.zoo`), ``"sb3:PATH"`` (a
-``MaskablePPO`` model zip from ``whist sb3-train``, :class:`agents.sb3_agent.SB3Agent`), ``"rllib:PATH"``
-(a ``whist rllib-train`` run or a ``save_policy`` folder, :class:`agents.rllib_agent.RLlibAgent`) or
-``"pimc:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S"`` (Perfect Information Monte Carlo
-search, :class:`agents.search.PIMCAgent`) or ``"ismcts:iters=N,seconds=S,c=C,rollout=SPEC,seed=S"``
-(information set Monte Carlo tree search, :class:`agents.search.ISMCTSAgent`); a search agent's
-options may be left out.
+==================  ===========================================================================
+module / package    what it holds
+==================  ===========================================================================
+``base``            the :class:`~agents.base.Policy` protocol every agent implements
+``registry``        agent specs (``"heuristic"``, ``"zoo:GAME"``, ``"pimc:worlds=16"``, ...): their
+                    help text and ``make_agent``, the one place that knows every kind
+``random_agent``    the uniform random baseline
+``heuristics``      the rule-based players, one module per game, and the card-play knowledge
+                    they share (``card_play``)
+``learned``         loaders of learned policies: the network, whist-env checkpoints, the zoo,
+                    stable-baselines3 zips, RLlib policies
+``search``          PIMC and IS-MCTS, double-dummy solving, rollouts; the policies they need are
+                    built by a factory they are handed, never imported from above
+``zoo``             the shipped trained agents (package data: a checkpoint and a manifest a game)
+==================  ===========================================================================
+
+Imports inside ``agents`` point down this table's dependencies: ``registry`` may import every
+kind; ``search`` imports neither ``registry``, ``heuristics`` nor ``learned``; ``heuristics`` and
+``learned`` import neither ``registry`` nor ``search`` (``tests/test_layout.py`` checks it).
 """
-
-from __future__ import annotations
-
-from agents.base import Policy
-from agents.heuristic import ClassicHeuristicAgent
-from agents.heuristic_bid_whist import BidWhistHeuristicAgent
-from agents.heuristic_cutthroat import CutthroatHeuristicAgent
-from agents.heuristic_german import GermanHeuristicAgent
-from agents.heuristic_minnesota import MinnesotaHeuristicAgent
-from agents.heuristic_romanian import RomanianHeuristicAgent
-from agents.random_agent import RandomAgent
-
-#: Game name -> rule-based agent class for that game.
-HEURISTICS: dict[str, type] = {
-    "classic_whist": ClassicHeuristicAgent,
-    "minnesota_whist": MinnesotaHeuristicAgent,
-    "german_whist": GermanHeuristicAgent,
-    "cutthroat_whist": CutthroatHeuristicAgent,
-    "romanian_whist": RomanianHeuristicAgent,
-    "bid_whist": BidWhistHeuristicAgent,
-}
-
-#: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
-AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "rllib:PATH", "pimc[:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S]",
-               "ismcts[:iters=N,seconds=S,c=C,rollout=SPEC,seed=S]")
-
-
-def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
-    """Build the agent described by ``spec`` for ``game``.
-
-    Args:
-        spec: ``"random"``, ``"heuristic"``, ``"checkpoint:PATH"``, ``"zoo:GAME"`` (``"zoo"``
-            alone: the zoo agent of ``game``), ``"sb3:PATH"``, ``"rllib:PATH"``, ``"pimc[:k=v,...]"`` or ``"ismcts[:k=v,...]"``
-            (case-insensitive kind; the path is taken as written).
-        game: a game name of ``whist_env.GAMES`` such as ``"classic_whist"``.
-        seed: seed of the agent's own random generator (random and search agents; a search
-            spec's own ``seed=`` wins), ``None`` for fresh entropy.
-    Returns:
-        an object implementing :class:`Policy`.
-    Raises:
-        ValueError: on an unknown spec, an empty path, ``"heuristic"`` for a game that has
-            none (the message names the games that have one), a zoo agent of another game or
-            one the zoo does not hold (the message names those it holds), or a search agent's
-            bad option (the message names it and lists the options).
-        ImportError: ``"rllib:PATH"`` without Ray's RLlib (the message names the ``whist-env[rllib]`` extra).
-        Errors of :meth:`agents.neural.NeuralAgent.from_checkpoint`,
-        :meth:`agents.sb3_agent.SB3Agent.from_zip` and :meth:`agents.rllib_agent.RLlibAgent.from_checkpoint`
-        (missing file, a directory, a file of the other kind, a model of another game or shape)
-        propagate unchanged.
-    """
-    if not isinstance(spec, str):
-        raise ValueError(f"agent spec must be a string, got {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
-    kind, sep, rest = spec.strip().partition(":")
-    kind = kind.lower()
-    if kind == "random" and not sep:
-        return RandomAgent(seed=seed)
-    if kind == "heuristic" and not sep:
-        try:
-            cls = HEURISTICS[game]
-        except KeyError:
-            raise ValueError(f"no heuristic agent for game {game!r}; games with one: {sorted(HEURISTICS)}") from None
-        return cls()
-    if kind == "checkpoint" and sep:
-        if not rest:
-            raise ValueError("agent spec 'checkpoint:' needs a path, e.g. checkpoint:runs/classic/final.pt")
-        from agents.neural import NeuralAgent  # torch is heavy: import only when needed
-
-        return NeuralAgent.from_checkpoint(rest, game=game)
-    if kind == "zoo":
-        from agents.neural import NeuralAgent
-        from agents.zoo import zoo_path
-
-        zoo_game = rest.strip() or game
-        from whist_env import GAMES
-
-        if zoo_game not in GAMES:
-            raise ValueError(f"agent spec {spec!r}: unknown game {zoo_game!r}; games: {sorted(GAMES)}")
-        if zoo_game != game:
-            raise ValueError(f"agent spec {spec!r} is the zoo agent of {zoo_game!r}, but the game is {game!r}")
-        return NeuralAgent.from_checkpoint(zoo_path(zoo_game), game=game, name=f"zoo:{game}")
-    if kind == "pimc":
-        from agents.search import PIMCAgent
-
-        return PIMCAgent.from_spec(game, rest, seed=seed)
-    if kind == "ismcts":
-        from agents.search import ISMCTSAgent
-
-        return ISMCTSAgent.from_spec(game, rest, seed=seed)
-    if kind == "sb3" and sep:
-        if not rest:
-            raise ValueError("agent spec 'sb3:' needs a path, e.g. sb3:runs/sb3/model.zip")
-        from agents.sb3_agent import SB3Agent  # stable-baselines3 is heavy: import only when needed
-
-        return SB3Agent.from_zip(rest, game=game)
-    if kind == "rllib" and sep:
-        if not rest:
-            raise ValueError("agent spec 'rllib:' needs a path, e.g. rllib:runs/rllib_classic (a whist rllib-train run folder)")
-        from agents.rllib_agent import RLlibAgent  # Ray is heavy and optional: import only when needed
-
-        return RLlibAgent.from_checkpoint(rest, game=game)
-    raise ValueError(f"unknown agent spec {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
-
-
-__all__ = [
-    "AGENT_SPECS",
-    "HEURISTICS",
-    "BidWhistHeuristicAgent",
-    "ClassicHeuristicAgent",
-    "CutthroatHeuristicAgent",
-    "GermanHeuristicAgent",
-    "MinnesotaHeuristicAgent",
-    "Policy",
-    "RandomAgent",
-    "RomanianHeuristicAgent",
-    "make_agent",
-]

@@ -20,7 +20,7 @@ from typing import Any
 
 
 def bench_layout(game: str, runners: int, envs: int, steps: int, seed: int) -> dict[str, Any]:
-    from training.learn.rllib import ppo_config
+    from training.learn.rllib.algorithm import ppo_config
 
     config = ppo_config(game, num_env_runners=runners, num_envs_per_env_runner=envs, seed=seed)
     algo = config.build_algo()

@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 import whist_env
-from agents import make_agent
+from agents.registry import make_agent
 from whist_env.envs.policy_action import policy_action
 
 

@@ -38,8 +38,8 @@ def main() -> None:
     import ray
 
     import whist_env
-    from agents import make_agent
-    from training.learn.rllib import ppo_config, save_policy, summarize
+    from agents.registry import make_agent
+    from training.learn.rllib.algorithm import ppo_config, save_policy, summarize
 
     iterations, batch, minibatch = (1, 256, 128) if args.smoke else (args.iterations, 2048, 512)
     if args.smoke:  # 256 steps over 2 envs: 128 steps each, so whole 52-step hands end in the iteration

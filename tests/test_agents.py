@@ -8,7 +8,10 @@ import types
 import numpy as np
 import pytest
 
-from agents import ClassicHeuristicAgent, Policy, RandomAgent, make_agent
+from agents.base import Policy
+from agents.heuristics import ClassicHeuristicAgent
+from agents.random_agent import RandomAgent
+from agents.registry import make_agent
 from whist_env import classic_whist_v0
 from whist_env.engine.cards import SUITS, card_from_str, card_to_str, mask_of
 from whist_env.engine.tricks import led_suit, legal_cards, natural_context, trick_winner
@@ -226,9 +229,9 @@ def test_make_agent_loads_checkpoints_through_neural_agent(monkeypatch):
         def act(self, observation, info_state=None):
             return 0
 
-    module = types.ModuleType("agents.neural")
+    module = types.ModuleType("agents.learned.neural")
     module.NeuralAgent = FakeNeuralAgent
-    monkeypatch.setitem(sys.modules, "agents.neural", module)
+    monkeypatch.setitem(sys.modules, "agents.learned.neural", module)
     agent = make_agent("checkpoint:runs/x/final.pt", "classic_whist")
     assert isinstance(agent, FakeNeuralAgent)
     assert calls == [("runs/x/final.pt", "classic_whist")]

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 
-from agents.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint
-from agents.network import ActorCritic
-from agents.neural import NeuralAgent
+from agents.learned.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint
+from agents.learned.network import ActorCritic
+from agents.learned.neural import NeuralAgent
 from whist_env import classic_whist_v0
 
 OBS = 624  # Classic Whist observation size (whist_env.envs.encoding)

@@ -102,7 +102,7 @@ def tiny_run(tmp_path: Path, total_steps: int, **train) -> Path:
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_train_stops_cleanly_on_a_signal_and_resumes(tmp_path, sig, whist_process):
-    from agents.checkpoint import load_checkpoint
+    from agents.learned.checkpoint import load_checkpoint
 
     config = tiny_run(tmp_path, 10**8)
     proc = whist_process("train", str(config), "--no-progress")

@@ -8,7 +8,8 @@ import math
 
 import pytest
 
-from agents import ClassicHeuristicAgent, RandomAgent
+from agents.heuristics import ClassicHeuristicAgent
+from agents.random_agent import RandomAgent
 from training import cli
 from training.evaluation.match import PairResult, deal_options, evaluate_pair, format_table, save_results
 from whist_env import GAMES, classic_whist_v0
@@ -226,7 +227,7 @@ def test_rule_differences_name_the_options_a_checkpoint_was_trained_with():
 def test_workers_give_exactly_the_serial_result(tmp_path):
     """Deals played by a pool of processes: the same result, deal outcomes and records as one
     process, for agents with their own random generators (random play, PIMC worlds)."""
-    from agents import make_agent
+    from agents.registry import make_agent
 
     runs = {}
     for workers in (1, 2):
@@ -244,7 +245,7 @@ def test_workers_give_exactly_the_serial_result(tmp_path):
 
 def test_a_play_does_not_depend_on_the_plays_before_it():
     """Every play reseeds the agents: skipping deals (a resumed league) changes nothing else."""
-    from agents import make_agent
+    from agents.registry import make_agent
 
     def outcomes(skip):
         seen = []
@@ -273,7 +274,7 @@ def test_workers_started_by_an_unguarded_script_fail_with_a_clear_error(tmp_path
     import sys
 
     script = tmp_path / "unguarded.py"
-    script.write_text("from agents import RandomAgent\nfrom training.evaluation.match import evaluate_pair\n"
+    script.write_text("from agents.random_agent import RandomAgent\nfrom training.evaluation.match import evaluate_pair\n"
                       "evaluate_pair('classic_whist', RandomAgent(seed=0), RandomAgent(seed=1), 4, workers=2)\n")
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert done.returncode != 0

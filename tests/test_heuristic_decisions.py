@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import HEURISTICS
+from agents.heuristics import HEURISTICS
 from agents.random_agent import RandomAgent
 from whist_env import GAMES
 

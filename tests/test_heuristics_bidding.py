@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 from bidding_games_helpers import DECK_52, DECK_54, fill_hands, romanian_deck_texts
 
-from agents import HEURISTICS, make_agent
-from agents.heuristic_bid_whist import BidWhistHeuristicAgent, notrump_tricks, rules_of, suit_contract_tricks
-from agents.heuristic_romanian import RomanianHeuristicAgent, estimate_tricks, nearest_allowed
+from agents.heuristics import HEURISTICS
+from agents.registry import make_agent
+from agents.heuristics.bid_whist import BidWhistHeuristicAgent, notrump_tricks, rules_of, suit_contract_tricks
+from agents.heuristics.romanian import RomanianHeuristicAgent, estimate_tricks, nearest_allowed
 from agents.random_agent import RandomAgent
 from whist_env import bid_whist_v0, romanian_whist_v0
 from whist_env.engine.cards import card_from_str

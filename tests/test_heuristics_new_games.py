@@ -6,10 +6,10 @@ import random
 
 import pytest
 
-from agents.card_play import CardView, play_against_tricks
-from agents.heuristic_cutthroat import CutthroatHeuristicAgent, inferred_jokers_high
-from agents.heuristic_german import GermanHeuristicAgent, card_value
-from agents.heuristic_minnesota import MinnesotaHeuristicAgent, hand_strength
+from agents.heuristics.card_play import CardView, play_against_tricks
+from agents.heuristics.cutthroat import CutthroatHeuristicAgent, inferred_jokers_high
+from agents.heuristics.german import GermanHeuristicAgent, card_value
+from agents.heuristics.minnesota import MinnesotaHeuristicAgent, hand_strength
 from agents.random_agent import RandomAgent
 from whist_env import cutthroat_whist_v0, german_whist_v0, minnesota_whist_v0
 from whist_env.engine.cards import card_from_str, card_to_str, suit_of

@@ -93,8 +93,79 @@ def test_imports_point_down(layer):
     assert not bad, bad
 
 
+def raw_imports(path: Path) -> set[str]:
+    """Every dotted name a file imports (absolute form), its own package included."""
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            out |= {node.module} | {f"{node.module}.{a.name}" for a in node.names}
+    return out
+
+
+#: rooms of agents/ -> what they must never import (the agents/__init__.py table): no arrow runs back
+#: up inside agents/; only the registry knows every kind. ``"agents"`` alone is the package itself.
+AGENT_ROOMS = {
+    "agents.search": ("agents", "agents.registry", "agents.heuristics", "agents.learned"),
+    "agents.heuristics": ("agents", "agents.registry", "agents.search", "agents.learned"),
+    "agents.learned": ("agents", "agents.registry", "agents.search", "agents.heuristics"),
+    "agents.random_agent": ("agents", "agents.registry", "agents.search", "agents.heuristics", "agents.learned"),
+    "agents.base": ("agents", "agents.registry", "agents.search", "agents.heuristics", "agents.learned"),
+}
+
+
+@pytest.mark.parametrize("room", sorted(AGENT_ROOMS))
+def test_no_arrow_runs_back_up_inside_agents(room):
+    mods = modules()
+    assert room in mods, f"{room} is not in the tree"
+    bad = []
+    for mod, path in mods.items():
+        if mod != room and not mod.startswith(room + "."):
+            continue
+        for target in raw_imports(path):
+            if target.startswith("agents.zoo") or target == room or target.startswith(room + "."):
+                continue
+            if target != "agents" and not target.startswith("agents."):
+                continue
+            head = ".".join(target.split(".")[:2])  # agents.<room>, or agents.<a name from the package>
+            if head not in _ROOMS:
+                head = "agents"
+            if any(head == f or target.startswith(f + ".") for f in AGENT_ROOMS[room]):
+                bad.append((mod, target))
+    assert not bad, bad
+
+
+#: the rooms of ``agents`` (``from agents import X`` with another X takes a name from the package itself)
+_ROOMS = {f"agents.{r}" for r in ("base", "registry", "random_agent", "heuristics", "learned", "search", "zoo")}
+
+
+def test_agents_and_rllib_rooms_hold_the_tree():
+    """The tree of DESIGN.md's Layers table: each room of agents/ and training/learn/rllib/ exists and
+    the old flat modules are gone (no aliases: there has been no release)."""
+    have = set(modules())
+    for room in ("agents.base", "agents.registry", "agents.random_agent", "agents.heuristics",
+                 "agents.heuristics.card_play", "agents.learned", "agents.learned.network",
+                 "agents.learned.neural", "agents.learned.checkpoint", "agents.learned.sb3",
+                 "agents.learned.rllib", "agents.learned.zoo", "agents.search", "agents.zoo",
+                 "training.learn.rllib", "training.learn.rllib.algorithm", "training.learn.rllib.config",
+                 "training.learn.rllib.opponents", "training.learn.rllib.train"):
+        assert room in have, room
+    gone = {m for m in have if m.startswith(("agents.heuristic_", "training.learn.rllib_"))
+            or m in {"agents.heuristic", "agents.card_play", "agents.network", "agents.neural",
+                     "agents.checkpoint", "agents.sb3_agent", "agents.rllib_agent"}}
+    assert not gone, gone
+    from agents.heuristics import HEURISTICS
+    from whist_env import GAMES
+
+    assert set(HEURISTICS) == set(GAMES)
+    assert {p.stem for p in (ROOT / "agents" / "heuristics").glob("*.py")} - {"__init__", "card_play"} == \
+        {g.removesuffix("_whist") if g != "bid_whist" else g for g in GAMES}
+    assert not (ROOT / "agents" / "zoo").joinpath("__init__.py").read_text().count("\nimport ")
+
+
 def test_every_package_has_a_docstring_that_is_its_map():
-    for path in ROOT.glob("training/**/__init__.py"):
+    for path in [*ROOT.glob("training/**/__init__.py"), *ROOT.glob("agents/**/__init__.py")]:
         doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
         assert doc and len(doc.splitlines()) >= 3, path
 

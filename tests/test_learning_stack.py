@@ -10,10 +10,10 @@ import pytest
 import torch
 
 import whist_env
-from agents import make_agent
-from agents.checkpoint import load_checkpoint
-from agents.network import ActorCritic, PolicyNet
-from agents.neural import NeuralAgent
+from agents.registry import make_agent
+from agents.learned.checkpoint import load_checkpoint
+from agents.learned.network import ActorCritic, PolicyNet
+from agents.learned.neural import NeuralAgent
 from training.learn.config import ConfigError, config_from_dict
 from training.learn.ppo import LEARNER, PPOTrainer, SelfPlayCollector, build_batch
 from training.learn.warm_start import fit_samples, teacher_samples
@@ -282,7 +282,7 @@ def test_zoo_export_writes_an_actor_only_checkpoint_and_its_manifest(tmp_path):
 
 
 def test_zoo_specs_name_what_is_missing():
-    from agents.zoo import available
+    from agents.learned.zoo import available
 
     with pytest.raises(ValueError, match="zoo agent of 'minnesota_whist', but the game is 'classic_whist'"):
         make_agent("zoo:minnesota_whist", "classic_whist")
@@ -294,10 +294,10 @@ def test_zoo_specs_name_what_is_missing():
             make_agent("zoo", game)
 
 
-@pytest.mark.parametrize("game", sorted(__import__("agents.zoo", fromlist=["available"]).available()))
+@pytest.mark.parametrize("game", sorted(__import__("agents.learned.zoo", fromlist=["available"]).available()))
 def test_each_zoo_agent_beats_random(game):
     """A sanity check of the shipped weights, not the strength claim (that is the manifest's table)."""
-    from agents.zoo import manifest
+    from agents.learned.zoo import manifest
     from training.evaluation.match import evaluate_pair
 
     agent = make_agent(f"zoo:{game}", game)

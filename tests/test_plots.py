@@ -109,7 +109,7 @@ def test_bid_accuracy_counts_and_plot(tmp_path):
 
 
 def test_bid_accuracy_from_played_records(tmp_path):
-    from agents import RandomAgent
+    from agents.random_agent import RandomAgent
     from whist_env import romanian_whist_v0
     from whist_env.records import record_episode
 

@@ -65,7 +65,7 @@ def local_ray():
 def test_ray_gives_exactly_the_serial_result(local_ray, tmp_path):
     """Deals played by Ray actors: the same result, deal outcomes (in deal order) and records as
     one process, for agents with their own random generators (random play, PIMC worlds)."""
-    from agents import make_agent
+    from agents.registry import make_agent
 
     runs = {}
     for ray_address in (None, "local"):

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from agents import RandomAgent
+from agents.random_agent import RandomAgent
 from training import cli
 from whist_env import GAMES
 from whist_env.records import SCHEMA, VERSION, read_records, record_episode, replay_record, write_records

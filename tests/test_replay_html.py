@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import RandomAgent
+from agents.random_agent import RandomAgent
 from training import cli
 from training.viewers.replay import build_page_data, render_html
 from whist_env import GAMES

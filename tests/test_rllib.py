@@ -83,8 +83,8 @@ def test_one_ppo_iteration_with_two_env_runners(tmp_path):
     import torch
     from ray.rllib.core.rl_module.rl_module import RLModule
 
-    from agents import make_agent
-    from training.learn.rllib import ppo_config, save_policy, summarize
+    from agents.registry import make_agent
+    from training.learn.rllib.algorithm import ppo_config, save_policy, summarize
 
     ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
     try:
@@ -121,7 +121,7 @@ def test_one_ppo_iteration_with_two_env_runners(tmp_path):
 
 
 def test_module_mapping():
-    from training.learn.rllib import module_mapping
+    from training.learn.rllib.algorithm import module_mapping
 
     assert set(module_mapping("classic_whist").values()) == {"shared"}
     assert module_mapping("classic_whist", "side") == {"player_0": "side_0", "player_1": "side_1", "player_2": "side_0", "player_3": "side_1"}

@@ -1,4 +1,4 @@
-"""Fixed opponents inside the RLlib env (training.learn.rllib_opponents): the learner's seats get
+"""Fixed opponents inside the RLlib env (training.learn.rllib.opponents): the learner's seats get
 exactly what the AEC env pays them, only the learner's seats are seen, no illegal action.
 
 Skipped without ``ray[rllib]`` (optional extra ``whist-env[rllib]``).
@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("ray.rllib")
 
 import whist_env  # noqa: E402
-from agents import make_agent  # noqa: E402
-from training.learn.rllib_opponents import RLlibOpponentsEnv, parse_opponents  # noqa: E402
+from agents.registry import make_agent  # noqa: E402
+from training.learn.rllib.opponents import RLlibOpponentsEnv, parse_opponents  # noqa: E402
 from whist_env.envs.policy_action import policy_action  # noqa: E402
 
 

@@ -15,7 +15,7 @@ import yaml
 
 from training.cli import main
 from training.learn.config import ConfigError
-from training.learn.rllib_config import load_rllib_config, rllib_config_from_dict
+from training.learn.rllib.config import load_rllib_config, rllib_config_from_dict
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "configs" / "rllib_classic.yaml"
 HAS_RLLIB = importlib.util.find_spec("ray") is not None and importlib.util.find_spec("ray.rllib") is not None
@@ -75,7 +75,7 @@ def test_command_refuses_a_bad_config(tmp_path, capsys):
 
 @pytest.mark.skipif(HAS_RLLIB, reason="checks the message shown without Ray")
 def test_without_ray_the_errors_name_the_extra(tmp_path, capsys):
-    from agents import make_agent
+    from agents.registry import make_agent
 
     with pytest.raises(ImportError, match=r"whist-env\[rllib\]"):
         make_agent(f"rllib:{tmp_path}", "classic_whist")
@@ -123,7 +123,7 @@ def test_one_iteration_ends_with_the_evaluation_table(trained_run):
 
 @needs_rllib
 def test_rllib_agent_loads_and_plays(trained_run, capsys):
-    from agents import make_agent
+    from agents.registry import make_agent
     from whist_env import classic_whist_v0
 
     run_dir, _ = trained_run
@@ -156,8 +156,8 @@ def test_rllib_agent_never_unpickles(trained_run, monkeypatch, tmp_path):
 
     import ray.cloudpickle
 
-    from agents import make_agent
-    from agents.rllib_agent import WEIGHTS_FILE
+    from agents.registry import make_agent
+    from agents.learned.rllib import WEIGHTS_FILE
 
     run_dir, _ = trained_run
 
@@ -190,8 +190,8 @@ def test_rllib_agent_refuses_weights_that_do_not_fit(trained_run, tmp_path):
     import json
     import shutil
 
-    from agents import make_agent
-    from agents.rllib_agent import METADATA_FILE
+    from agents.registry import make_agent
+    from agents.learned.rllib import METADATA_FILE
 
     run_dir, _ = trained_run
     other = tmp_path / "other"

@@ -152,7 +152,7 @@ def test_sb3_spec_plays_in_eval_league_and_play(sb3_model, tmp_path, capsys):
     assert f"sb3:{sb3_model}" in out and "win rate A" in out
     assert cli.main(["league", "--agents", f"sb3:{sb3_model}", "random", "--deals", "1", "--quiet",
                      "--db", str(tmp_path / "r.sqlite")]) == 0
-    from agents import make_agent
+    from agents.registry import make_agent
 
     agent = make_agent(f"sb3:{sb3_model}", "classic_whist")
     env = whist_env.classic_whist_v0.raw_env()
@@ -195,7 +195,7 @@ def test_sb3_zip_is_loaded_without_unpickling(sb3_model, tmp_path):
     import pickle
     import zipfile
 
-    from agents.sb3_agent import SB3Agent
+    from agents.learned.sb3 import SB3Agent
 
     marker = tmp_path / "pwned"
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import whist_env
-from agents import make_agent
+from agents.registry import make_agent
 from agents.search import ISMCTSAgent, PIMCAgent
 from training.evaluation.match import evaluate_pair
 from whist_env.envs.policy_action import policy_action
@@ -51,8 +51,8 @@ def test_pimc_decisions_do_not_depend_on_the_hidden_cards(game, exact):
     assert dict(other.information_state(agent)) == dict(env.information_state(agent))
     hidden_differ = [h for s, h in enumerate(other.game.hands) if s != seat] != [h for s, h in enumerate(env.game.hands) if s != seat]
     assert hidden_differ or (game == "german_whist" and exact)  # once the stock is gone, German hands are known
-    a = PIMCAgent(game, worlds=3, exact=exact, seed=7).act_in_env(env, agent)
-    b = PIMCAgent(game, worlds=3, exact=exact, seed=7).act_in_env(other, agent)
+    a = PIMCAgent(game, make_policy=make_agent, worlds=3, exact=exact, seed=7).act_in_env(env, agent)
+    b = PIMCAgent(game, make_policy=make_agent, worlds=3, exact=exact, seed=7).act_in_env(other, agent)
     assert a == b and env.observe(agent)["action_mask"][a] == 1
 
 
@@ -81,9 +81,9 @@ def test_pimc_specs_and_their_errors():
         make_agent("pimc:worlds", "classic_whist")
     with pytest.raises(ValueError, match="empty option in 'worlds=2,'"):
         make_agent("pimc:worlds=2,", "classic_whist")
-    assert PIMCAgent("classic_whist", exact="auto").exact is None
+    assert PIMCAgent("classic_whist", make_policy=make_agent, exact="auto").exact is None
     with pytest.raises(ValueError, match="worlds must be an int >= 1, got '2'"):
-        PIMCAgent("classic_whist", worlds="2")
+        PIMCAgent("classic_whist", make_policy=make_agent, worlds="2")
     with pytest.raises(ValueError, match="unknown option 'depth=3'; options: worlds=<int>"):
         make_agent("pimc:depth=3", "classic_whist")
     with pytest.raises(ValueError, match="worlds='many' is not an int"):
@@ -126,8 +126,8 @@ def test_ismcts_decisions_do_not_depend_on_the_hidden_cards(game):
     env, agent = _card_play_position(game, seed=3, min_tricks_left=2)
     other = env.resample_from_infostate(agent, np.random.default_rng(99))
     assert dict(other.information_state(agent)) == dict(env.information_state(agent))
-    a = ISMCTSAgent(game, iters=12, seed=7).act_in_env(env, agent)
-    b = ISMCTSAgent(game, iters=12, seed=7).act_in_env(other, agent)
+    a = ISMCTSAgent(game, make_policy=make_agent, iters=12, seed=7).act_in_env(env, agent)
+    b = ISMCTSAgent(game, make_policy=make_agent, iters=12, seed=7).act_in_env(other, agent)
     assert a == b and env.observe(agent)["action_mask"][a] == 1
 
 
@@ -164,7 +164,7 @@ def _romanian_one_card_deal(card_of_player_1, card_of_player_2="9H"):
 
 @pytest.mark.parametrize("exact", [1, 0])  # double dummy; rollouts
 def test_pimc_bids_the_tricks_it_takes_in_every_world(exact):
-    agent = PIMCAgent("romanian_whist", worlds=6, exact=exact, seed=3)
+    agent = PIMCAgent("romanian_whist", make_policy=make_agent, worlds=6, exact=exact, seed=3)
     env = _romanian_one_card_deal("AS")  # an ace, led: one trick in every world
     assert env.game.action_label(agent.act_in_env(env, "player_1")) == "bid:1"
     env = _romanian_one_card_deal("AS", "7C")  # the lowest club, not led: no trick in any world
@@ -180,7 +180,7 @@ def test_pimc_bid_obeys_the_hook_rule():
     assert env.agent_selection == "player_0"
     mask = env.observe("player_0")["action_mask"]
     assert mask[env.game.action_id("bid:1")] == 0
-    action = PIMCAgent("romanian_whist", worlds=4, seed=1).act_in_env(env, "player_0")
+    action = PIMCAgent("romanian_whist", make_policy=make_agent, worlds=4, seed=1).act_in_env(env, "player_0")
     assert env.game.action_label(action) == "bid:0"
 
 
@@ -199,7 +199,7 @@ def test_ismcts_specs_and_their_errors():
     with pytest.raises(ValueError, match="seconds must be a finite number >= 0"):
         make_agent("ismcts:seconds=-2", "classic_whist")
     with pytest.raises(ValueError, match="iters must be an int >= 1, got 2.5"):
-        ISMCTSAgent("classic_whist", iters=2.5)
+        ISMCTSAgent("classic_whist", make_policy=make_agent, iters=2.5)
     with pytest.raises(ValueError, match="rollout='ismcts' is a search agent"):
         make_agent("ismcts:rollout=ismcts", "classic_whist")
     with pytest.raises(ValueError, match="unknown option 'worlds=3'; options: iters=<int>"):
@@ -221,7 +221,7 @@ def test_ismcts_time_budget_stops_early():
     import time
 
     start = time.perf_counter()
-    action = ISMCTSAgent("classic_whist", iters=10**6, seconds=0.05, seed=1).act_in_env(env, agent)
+    action = ISMCTSAgent("classic_whist", make_policy=make_agent, iters=10**6, seconds=0.05, seed=1).act_in_env(env, agent)
     assert time.perf_counter() - start < 5 and env.observe(agent)["action_mask"][action] == 1
 
 
@@ -241,10 +241,10 @@ def test_pimc_rollout_budget_draws_fewer_worlds_for_many_choices():
             drawn.append(1)
             return self.inner.resample_from_infostate(*args)
 
-    PIMCAgent("bid_whist", worlds=8, rollouts=2 * legal, seed=1).act_in_env(Counting(env), agent)
+    PIMCAgent("bid_whist", make_policy=make_agent, worlds=8, rollouts=2 * legal, seed=1).act_in_env(Counting(env), agent)
     assert len(drawn) == 2
     drawn.clear()
-    PIMCAgent("bid_whist", worlds=8, rollouts=0, seed=1).act_in_env(Counting(env), agent)
+    PIMCAgent("bid_whist", make_policy=make_agent, worlds=8, rollouts=0, seed=1).act_in_env(Counting(env), agent)
     assert len(drawn) == 8
 
 
@@ -291,7 +291,7 @@ class _Fixed:
     ([[0, 0, 9]], 0.0, 9),
 ])
 def test_pimc_leaves_the_rollout_policy_only_for_a_clear_gain(values, z, expected):
-    agent = PIMCAgent("classic_whist", seed=1)
+    agent = PIMCAgent("classic_whist", make_policy=make_agent, seed=1)
     agent.rollout.policy = _Fixed(5)
     assert agent._best(np.array(values, dtype=float), np.array([3, 5, 9]), {}, {}, z) == expected
 
@@ -305,7 +305,7 @@ def test_pimc_values_every_level_of_a_mode_by_the_same_books():
     hands = {"player_0": hand, "player_1": others[0:12], "player_2": others[12:24], "player_3": others[24:36]}
     env = whist_env.GAMES["bid_whist"].raw_env(episode="hand")
     env.reset(seed=1, options={"hands": hands, "dealer": "player_3", "kitty": others[36:42]})
-    agent = PIMCAgent("bid_whist", worlds=4, seed=3)
+    agent = PIMCAgent("bid_whist", make_policy=make_agent, worlds=4, seed=3)
     seen = {}
     best = agent._best
 

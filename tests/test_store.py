@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from agents import RandomAgent
+from agents.random_agent import RandomAgent
 from training.cli import main
 from training.evaluation.match import DealOutcome, PlayOutcome, evaluate_pair
 from training.evaluation.store import SCHEMA_VERSION, ResultsStore, StoreError, agent_identity, file_sha256

@@ -100,7 +100,7 @@ def _trump_position(game, want_trump=True, seed=0):
 def test_a_canonical_network_answers_alike_for_every_trump_suit(game):
     import torch
 
-    from agents.network import ActorCritic
+    from agents.learned.network import ActorCritic
 
     env = _trump_position(game)
     sym = SuitSymmetry(env)
@@ -127,7 +127,7 @@ def test_a_canonical_network_answers_alike_for_every_trump_suit(game):
 def test_suit_tables_travel_with_the_weights():
     import torch
 
-    from agents.network import ActorCritic, PolicyNet
+    from agents.learned.network import ActorCritic, PolicyNet
 
     env = _trump_position("classic_whist")
     ob = env.observe(env.agent_selection)

@@ -10,9 +10,9 @@ import pytest
 import torch
 import yaml
 
-from agents.checkpoint import load_checkpoint
-from agents.network import ActorCritic, masked_entropy, masked_log_probs, sample_actions
-from agents.neural import NeuralAgent
+from agents.learned.checkpoint import load_checkpoint
+from agents.learned.network import ActorCritic, masked_entropy, masked_log_probs, sample_actions
+from agents.learned.neural import NeuralAgent
 from training.learn.config import config_from_dict
 from training.learn.ppo import PPOTrainer, SelfPlayCollector, build_batch, compute_gae, seat_sides
 from whist_env import classic_whist_v0

@@ -11,9 +11,9 @@ import pytest
 import torch
 import yaml
 
-from agents.checkpoint import load_checkpoint
-from agents.network import ActorCritic, masked_log_probs
-from agents.neural import NeuralAgent
+from agents.learned.checkpoint import load_checkpoint
+from agents.learned.network import ActorCritic, masked_log_probs
+from agents.learned.neural import NeuralAgent
 from training.learn.config import ConfigError, config_from_dict
 from training.learn.ppo import PPOTrainer, compute_gae
 from training.learn.vector import UniformPolicy, VectorSelfPlayCollector
@@ -67,7 +67,7 @@ def test_vector_backend_refuses_a_game_or_options_the_engine_does_not_play(tmp_p
 
 
 def test_collector_refuses_an_opponent_that_cannot_act_in_batch():
-    from agents import make_agent
+    from agents.registry import make_agent
 
     env = vector.make("classic_whist", 2, episode="hand")
     with pytest.raises(ValueError, match="use env.backend: aec"):

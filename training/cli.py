@@ -6,7 +6,7 @@ subcommand         what it does                                    carried out b
 =================  ==============================================  =====================================
 ``train``          self-play PPO from a YAML config, then eval     :func:`training.learn.train.run_train`
 ``sb3-train``      one seat with sb3-contrib MaskablePPO           :func:`training.learn.sb3.run_sb3_train`
-``rllib-train``    PPO on Ray's RLlib from a YAML config, eval     :func:`training.learn.rllib_train.run_rllib_train`
+``rllib-train``    PPO on Ray's RLlib from a YAML config, eval     :func:`training.learn.rllib.train.run_rllib_train`
 ``eval``           duplicate-deal matches with 95% intervals       :func:`training.evaluation.match.run_eval`
 ``league``         stored round robin, openskill ratings           :func:`training.evaluation.league.run_league`
 ``leaderboard``    ratings recomputed from the results store       :func:`training.evaluation.league.run_leaderboard`
@@ -78,7 +78,7 @@ def add_game_arguments(parser: argparse.ArgumentParser, option_help: str = "") -
 
 
 def _agent_specs() -> str:
-    from agents import AGENT_SPECS
+    from agents.registry import AGENT_SPECS
 
     return ", ".join(AGENT_SPECS)
 
@@ -322,7 +322,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str
     "sb3-train": ("train one seat with sb3-contrib MaskablePPO against fixed opponents", configure_sb3_train,
                   "training.learn.sb3:run_sb3_train"),
     "rllib-train": ("train with PPO on Ray's RLlib (a local Ray or a cluster) from a YAML config, then evaluate it",
-                    configure_rllib_train, "training.learn.rllib_train:run_rllib_train"),
+                    configure_rllib_train, "training.learn.rllib.train:run_rllib_train"),
     "league": ("round robin of duplicate-deal matches between agents, stored, with openskill ratings", configure_league,
                "training.evaluation.league:run_league"),
     "leaderboard": ("recompute ratings and pairwise win rates from the results store", configure_leaderboard,

@@ -11,6 +11,9 @@ import numpy as np
 from agents.search.rollout import Rollout
 from agents.search.spec import check_int, parse_options
 
+#: Builds a policy from an agent spec: ``make_policy(spec, game, seed) -> Policy``.
+PolicyFactory = Callable[[str, str, "int | None"], Any]
+
 
 class SearchAgent:
     """Base of the agents that plan over worlds drawn from the environment (PIMC, IS-MCTS).
@@ -18,23 +21,30 @@ class SearchAgent:
     Subclasses name their spec kind (``KIND``, e.g. ``"pimc"``) and the converters of their
     options (``OPTIONS``), call :meth:`_start_search` in their constructor and implement
     ``act_in_env(env, agent)``.
+
+    The policies a search needs (its rollout policy, a fallback) are built by the factory it is
+    handed, ``make_policy(spec, game, seed) -> Policy`` (the registry's
+    :func:`agents.registry.make_agent`), so that search never imports the registry above it.
     """
 
     KIND: str = ""
     OPTIONS: Mapping[str, Callable[[str], Any]] = {}
 
-    def _start_search(self, game: str, rollout: str, seed: int | None) -> None:
-        """Set ``rollout`` (a :class:`Rollout` of the agent spec ``rollout``, seeded
-        ``seed + 1``) and ``rng`` (seeded ``seed``).
+    def _start_search(self, game: str, rollout: str, seed: int | None, make_policy: PolicyFactory) -> None:
+        """Set ``rollout`` (a :class:`Rollout` of the agent spec ``rollout``, built by
+        ``make_policy`` and seeded ``seed + 1``), ``make_policy`` and ``rng`` (seeded ``seed``).
 
         Raises:
             ValueError: ``seed < 0``, a bad rollout spec or a search agent as the rollout policy.
+            TypeError: ``make_policy`` is not callable.
         """
-        from agents import make_agent
-
+        if not callable(make_policy):
+            raise TypeError(f"{self.KIND}: make_policy must be a callable (spec, game, seed) -> Policy, such as "
+                            f"agents.registry.make_agent; got {make_policy!r}")
+        self.make_policy = make_policy
         if seed is not None:
             seed = check_int(self.KIND, "seed", seed, 0)
-        policy = make_agent(rollout, game, seed=None if seed is None else seed + 1)
+        policy = make_policy(rollout, game, seed=None if seed is None else seed + 1)
         if hasattr(policy, "act_in_env"):
             raise ValueError(f"{self.KIND}: rollout={rollout!r} is a search agent; a rollout policy must act from its own "
                              "observation (e.g. heuristic, random, zoo:GAME, checkpoint:PATH)")
@@ -52,12 +62,12 @@ class SearchAgent:
             reseed(int(np.random.SeedSequence(seed).generate_state(1)[0]))
 
     @classmethod
-    def from_spec(cls, game: str, text: str, seed: int | None = None) -> Any:
+    def from_spec(cls, game: str, text: str, *, make_policy: PolicyFactory, seed: int | None = None) -> Any:
         """The agent of the spec's option part, e.g. ``"worlds=32,exact=6,rollout=heuristic"``
-        for ``pimc``; ``seed`` unless the spec gives one."""
+        for ``pimc``; ``seed`` unless the spec gives one; nested specs built by ``make_policy``."""
         options = parse_options(cls.KIND, text, cls.OPTIONS)
         options.setdefault("seed", seed)
-        return cls(game, **options)
+        return cls(game, make_policy=make_policy, **options)
 
     def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
         """Not enough to search: a search agent draws worlds from the environment.

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.search.base import SearchAgent
+from agents.search.base import PolicyFactory, SearchAgent
 from agents.search.rollout import hand_over, side_value
 from agents.search.spec import check_int, check_real
 from whist_env.envs.encoding import mask_to_int8
@@ -65,6 +65,8 @@ class ISMCTSAgent(SearchAgent):
         seed: seed (>= 0) of the agent's random generator (worlds, expansion order), ``None``
             for fresh entropy. Matches (``whist eval``, ``whist league``) reseed it before every
             play from the match seed, the deal and the side (:meth:`reseed`).
+        make_policy: builds the rollout policy (and a fallback) from an agent spec,
+            ``make_policy(spec, game, seed)``: :func:`agents.registry.make_agent`.
     Raises:
         ValueError: ``iters`` not an int >= 1, ``seconds`` or ``c`` not a finite number >= 0,
             ``seed < 0``, a bad rollout spec or a search agent as the rollout policy.
@@ -75,12 +77,12 @@ class ISMCTSAgent(SearchAgent):
     OPTIONS = {"iters": int, "seconds": float, "c": float, "rollout": str, "seed": int}
 
     def __init__(self, game: str, iters: int = 200, seconds: float = 0.0, c: float = 0.7, rollout: str = "heuristic",
-                 seed: int | None = None) -> None:
+                 seed: int | None = None, *, make_policy: PolicyFactory) -> None:
         iters = check_int("ismcts", "iters", iters, 1)
         seconds = check_real("ismcts", "seconds", seconds, 0.0)
         c = check_real("ismcts", "c", c, 0.0)
         self.game, self.iters, self.seconds, self.c = game, iters, seconds, c
-        self._start_search(game, rollout, seed)
+        self._start_search(game, rollout, seed, make_policy)
         self.name = f"ismcts:iters={self.iters},c={self.c:g},rollout={rollout}" + (f",seconds={self.seconds:g}" if self.seconds else "")
 
     def act_in_env(self, env: Any, agent: str) -> int:

@@ -52,7 +52,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.search.base import SearchAgent
+from agents.search.base import PolicyFactory, SearchAgent
 from agents.search.rollout import side_value
 from agents.search.solving import card_values, dds_serves, solved_tricks
 from agents.search.spec import check_int, check_real
@@ -94,6 +94,8 @@ class PIMCAgent(SearchAgent):
         seed: seed (>= 0) of the agent's random generator (worlds), ``None`` for fresh entropy.
             Matches (``whist eval``, ``whist league``) reseed it before every play from the
             match seed, the deal and the side (:meth:`reseed`).
+        make_policy: builds the rollout policy (and a fallback) from an agent spec,
+            ``make_policy(spec, game, seed)``: :func:`agents.registry.make_agent`.
     Raises:
         ValueError: an option that is not an int (``exact``: or ``"auto"``), ``worlds < 1``,
             ``exact < 0``, ``rollouts < 0``, ``z`` negative or not finite, ``seed < 0``, a bad rollout spec or a search agent
@@ -105,9 +107,8 @@ class PIMCAgent(SearchAgent):
     OPTIONS = {"worlds": int, "exact": _exact_option, "rollouts": int, "z": float, "rollout": str, "seed": int}
 
     def __init__(self, game: str, worlds: int = 8, exact: int | str | None = None, rollouts: int = 48,
-                 z: float = 1.0, rollout: str = "heuristic", seed: int | None = None) -> None:
-        from agents import make_agent
-
+                 z: float = 1.0, rollout: str = "heuristic", seed: int | None = None, *,
+                 make_policy: PolicyFactory) -> None:
         worlds = check_int("pimc", "worlds", worlds, 1)
         if isinstance(exact, str) and exact.strip().lower() == "auto":
             exact = None
@@ -115,8 +116,8 @@ class PIMCAgent(SearchAgent):
         rollouts = check_int("pimc", "rollouts", rollouts, 0)
         z = check_real("pimc", "z", z, 0.0)
         self.game, self.worlds, self.exact, self.rollouts, self.z = game, worlds, exact, rollouts, z
-        self._start_search(game, rollout, seed)
-        self.fallback = make_agent("heuristic", game)
+        self._start_search(game, rollout, seed, make_policy)
+        self.fallback = make_policy("heuristic", game, None)
         self.heuristic_phases = HEURISTIC_PHASES.get(game, ())
         self.name = f"pimc:worlds={self.worlds},exact={'auto' if exact is None else exact},rollouts={self.rollouts},z={self.z:g},rollout={rollout}"
 

@@ -1,44 +1,5 @@
-"""The model zoo: one trained agent per game, shipped in the package (agent spec ``zoo:<game>``).
+"""The shipped trained agents: package data only, ``<game>.pt`` and its manifest ``<game>.json``.
 
-Each game's agent is two files in this folder: ``<game>.pt``, a whist-env checkpoint holding the
-actor only (it loads with ``weights_only=True`` like every checkpoint, :mod:`agents.checkpoint`),
-and ``<game>.json``, its manifest: the training config, seed, commit, steps, wall time on the
-machine that trained it and the evaluation table measured after training. Both are written by
-``whist zoo-export`` from a finished ``whist train`` run.
+They are read through :mod:`agents.learned.zoo` (agent spec ``zoo:<game>``) and written by
+``whist zoo-export`` (:mod:`training.learn.zoo`).
 """
-
-from __future__ import annotations
-
-import json
-from pathlib import Path
-from typing import Any
-
-ZOO_DIR = Path(__file__).resolve().parent
-
-
-def available() -> list[str]:
-    """Games that have a zoo agent, sorted."""
-    return sorted(p.stem for p in ZOO_DIR.glob("*.pt"))
-
-
-def zoo_path(game: str) -> Path:
-    """The checkpoint file of ``game``'s zoo agent.
-
-    Raises:
-        ValueError: the zoo holds no agent for ``game`` (the message lists the games it holds).
-    """
-    path = ZOO_DIR / f"{game}.pt"
-    if not path.is_file():
-        held = ", ".join(available()) or "none yet"
-        raise ValueError(f"the model zoo holds no agent for {game!r} (it holds: {held})")
-    return path
-
-
-def manifest(game: str) -> dict[str, Any]:
-    """The manifest of ``game``'s zoo agent (an empty dict when it has none).
-
-    Raises:
-        ValueError: the zoo holds no agent for ``game``.
-    """
-    path = zoo_path(game).with_suffix(".json")
-    return json.loads(path.read_text()) if path.is_file() else {}

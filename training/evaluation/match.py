@@ -660,7 +660,7 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
             ``workers < 1``, ``--ray`` without Ray installed or with an address where nothing
             listens, a bad rule option or a bad agent spec (the message names it).
     """
-    from agents import make_agent
+    from agents.registry import make_agent
     from whist_env import GAMES
 
     if game not in GAMES:

@@ -9,13 +9,9 @@ module                 what it holds
 ``train``              ``whist train CONFIG``: a PPO run with checkpoints, tensorboard, in-training
                        and final duplicate-deal evaluation, clean stop on Ctrl-C / SIGTERM
 ``sb3``                ``whist sb3-train``: one seat trained with sb3-contrib MaskablePPO
-``rllib``              RLlib's PPO ready for any game (``ppo_config``: masking module, shared or
-                       per-side modules, fixed opponents, per-agent and per-opponent metrics)
-``rllib_opponents``    an RLlib env whose other sides are played by any agent spec
-``rllib_config``       the ``whist rllib-train`` YAML schema (pydantic; no Ray needed to check one)
-``rllib_train``        ``whist rllib-train CONFIG``: RLlib PPO on a local Ray or a cluster,
-                       tensorboard, checkpoints, clean stop, final duplicate-deal evaluation
+``rllib``              the RLlib path (a package: PPO config, opponents inside the env, the
+                       ``whist rllib-train`` schema and run)
 =====================  ===========================================================================
 
-The ``rllib*`` modules need the optional extra ``whist-env[rllib]``, except ``rllib_config``.
+``rllib`` needs the optional extra ``whist-env[rllib]``, except ``rllib.config``.
 """

@@ -39,7 +39,7 @@ class _Strict(BaseModel):
 
 
 def _spec_forms() -> str:
-    from agents import AGENT_SPECS
+    from agents.registry import AGENT_SPECS
 
     return ", ".join(AGENT_SPECS)
 
@@ -58,7 +58,7 @@ def check_agent_specs(specs: list[str]) -> list[str]:
 
 def _known_spec_kind(spec: str) -> bool:
     """Whether ``spec`` is of a kind :func:`agents.make_agent` builds (its path is checked there)."""
-    from agents import AGENT_SPECS
+    from agents.registry import AGENT_SPECS
 
     return spec.strip().partition(":")[0].lower() in {form.partition(":")[0].partition("[")[0] for form in AGENT_SPECS}
 

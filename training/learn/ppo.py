@@ -11,7 +11,7 @@ How it works, top to bottom:
    (``heuristic``, ``random``, ``checkpoint:PATH`` ...) the learner plays one side (both partners
    in a partnership game, one seat otherwise) and the opponent every other seat; the remaining
    share is pure self-play (the current policy in every seat).
-2. Observations are seat-relative, so one :class:`agents.network.ActorCritic` serves every seat.
+2. Observations are seat-relative, so one :class:`agents.learned.network.ActorCritic` serves every seat.
    Illegal actions get a logit of -1e9 when sampling *and* in the loss, so log-probabilities and
    entropy are those of the masked distribution. The actor reads only the acting seat's
    observation; with ``central_critic`` the critic reads the global ``state()`` instead (every
@@ -60,8 +60,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.checkpoint import check_compatible, make_checkpoint, save_checkpoint
-from agents.network import ActorCritic, PolicyNet, masked_entropy, masked_log_probs, sample_actions
+from agents.learned.checkpoint import check_compatible, make_checkpoint, save_checkpoint
+from agents.learned.network import ActorCritic, PolicyNet, masked_entropy, masked_log_probs, sample_actions
 from training.learn.config import ExperimentConfig
 from training.learn.rollout import LEARNER, Batch, RolloutStats, opponent_mix
 from whist_env.envs.policy_action import policy_action
@@ -175,7 +175,7 @@ class SelfPlayCollector:
     Each episode picks its line-up: with the share ``mix[label]`` the learner plays one side (a
     random one) against the opponent ``label`` playing every other seat. ``"pool"`` is a random
     frozen snapshot of the pool (its share goes to self-play while the pool is empty); any other
-    label is a fixed opponent of ``opponents``: a network (:class:`agents.network.PolicyNet`,
+    label is a fixed opponent of ``opponents``: a network (:class:`agents.learned.network.PolicyNet`,
     batched, sampled) or an agent (:class:`agents.base.Policy`, e.g. the heuristic, acting from
     its observation and information state). The rest of the episodes are pure self-play.
 
@@ -362,7 +362,7 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
     ``cfg`` is a :class:`training.learn.config.PPOConfig`. With an ``anchor`` policy (the
     warm-start policy) and ``kl_coef > 0`` the loss adds ``kl_coef * KL(anchor || policy)`` over
     the legal actions, which keeps fine-tuning near the cloned play while the critic catches up.
-    With a bid head (:meth:`agents.network.PolicyNet.bidding`) the bidding decisions leave the
+    With a bid head (:meth:`agents.learned.network.PolicyNet.bidding`) the bidding decisions leave the
     policy terms (clipped surrogate, entropy, KL): their loss is instead ``bid_coef`` times half
     the squared error of the chosen bid's value against its Monte-Carlo return.
     Returns the mean over minibatches of ``policy_loss``, ``value_loss``, ``entropy``,
@@ -455,7 +455,7 @@ def source_commit() -> str | None:
 def fixed_opponents(config: ExperimentConfig, obs_size: int, num_actions: int, device: str | torch.device = "cpu",
                     batched: bool = False) -> dict[str, Any]:
     """The fixed training opponents of ``train.opponents`` (every label but ``"pool"``): agent
-    spec -> a :class:`agents.network.PolicyNet` for trained networks (batched with the learner's
+    spec -> a :class:`agents.learned.network.PolicyNet` for trained networks (batched with the learner's
     inference), else the agent itself (heuristic, random, ``sb3:``); with ``batched`` (the
     vector backend) ``random`` is a :class:`training.learn.vector.UniformPolicy`.
 
@@ -463,8 +463,8 @@ def fixed_opponents(config: ExperimentConfig, obs_size: int, num_actions: int, d
         ValueError: a bad spec (propagated from :func:`agents.make_agent`), or a trained agent
             whose network does not fit ``obs_size`` and ``num_actions``.
     """
-    from agents import make_agent
-    from agents.neural import NeuralAgent
+    from agents.registry import make_agent
+    from agents.learned.neural import NeuralAgent
 
     out: dict[str, Any] = {}
     for k, spec in enumerate(sorted(label for label, share in config.train.opponents.items() if label != "pool" and share > 0)):

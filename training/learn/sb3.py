@@ -52,7 +52,7 @@ def make_opponents(specs: Sequence[str], game: str, seats: Sequence[int], seed: 
         raise ValueError(
             f"--opponents needs 1 spec or {len(seats)} (one per seat {list(seats)}), got {len(specs)}: {list(specs)}"
         )
-    from agents import make_agent
+    from agents.registry import make_agent
 
     return {seat: make_agent(specs[0] if len(specs) == 1 else specs[i], game, seed + 1 + seat) for i, seat in enumerate(seats)}
 
@@ -110,7 +110,7 @@ def _versions() -> dict[str, str]:
     import sb3_contrib
     import stable_baselines3
 
-    from agents.checkpoint import versions
+    from agents.learned.checkpoint import versions
 
     return {
         **versions(),
@@ -235,8 +235,8 @@ def evaluate_model(model: Any, args: Any, options: dict[str, Any]) -> list[PairR
 
     Rows: for each opponent spec ``S``: ``sb3:<out>/model.zip vs S``, then ``random vs S``.
     """
-    from agents import make_agent
-    from agents.sb3_agent import SB3Agent
+    from agents.registry import make_agent
+    from agents.learned.sb3 import SB3Agent
 
     eval_seed = args.seed + 1000 if args.eval_seed is None else args.eval_seed
     learner = SB3Agent(model, name=f"sb3:{args.out / 'model.zip'}")

@@ -36,7 +36,7 @@ def make_evaluator(config: Any, opponents: dict[str, Any], num_deals: int, say: 
     with ``say``, reports each as one line: ``eval @ step 300,000 vs heuristic: win rate 41.5%
     [37.2, 45.8] (100 deals)``.
     """
-    from agents.neural import NeuralAgent
+    from agents.learned.neural import NeuralAgent
     from training.evaluation.match import evaluate_pair
 
     def evaluate(net: Any, step: int) -> dict[str, float]:
@@ -168,7 +168,7 @@ def run_train(args: Any) -> int:
         Interrupted: Ctrl-C or SIGTERM (``latest.pt`` written first when training was stopped
             between updates).
     """
-    from agents import make_agent
+    from agents.registry import make_agent
 
     config = _load_config(args)
     try:  # build the opponents now, so that a bad spec fails before training starts
@@ -180,7 +180,7 @@ def run_train(args: Any) -> int:
     from torch.utils.tensorboard import SummaryWriter
     from tqdm import tqdm
 
-    from agents.checkpoint import load_checkpoint
+    from agents.learned.checkpoint import load_checkpoint
     from training.learn.ppo import PPOTrainer
 
     run_dir = Path(args.run_dir) if args.run_dir else config.run_dir(args.config)
@@ -228,7 +228,7 @@ def run_train(args: Any) -> int:
 
     num_deals = config.eval.final_num_deals if args.eval_deals is None else args.eval_deals
     if num_deals > 0 and opponents:
-        from agents.neural import NeuralAgent
+        from agents.learned.neural import NeuralAgent
         from training.evaluation.match import evaluate_pair, format_table, save_results
 
         agent = NeuralAgent.from_checkpoint(final, game=config.game, greedy=True, device="cpu", name=f"ppo:{run_dir.name}")

@@ -16,7 +16,7 @@ Line-ups are drawn per episode as on the AEC backend: with the share ``mix[label
 the learner plays one side (that of a uniformly drawn seat) against the opponent ``label``
 playing every other seat (``"pool"``: a uniformly drawn frozen snapshot of the pool, its share
 going to self-play while the pool is empty), the rest being pure self-play. Opponents must act
-in batch: networks (:class:`agents.network.PolicyNet`: pool snapshots, ``checkpoint:``,
+in batch: networks (:class:`agents.learned.network.PolicyNet`: pool snapshots, ``checkpoint:``,
 ``zoo:``) and ``random``; the heuristic and the search agents decide one game at a time in
 Python and stay on the AEC backend (the config validation says so).
 
@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.network import masked_log_probs, sample_actions
+from agents.learned.network import masked_log_probs, sample_actions
 from training.learn.rollout import LEARNER, Batch, RolloutStats, opponent_mix
 
 
@@ -52,7 +52,7 @@ class UniformPolicy(torch.nn.Module):
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """float32 ``(B, A)``: 0 for legal actions, -1e9 for illegal ones (``mask`` ``(B, A)``, nonzero = legal)."""
-        from agents.network import MASKED_LOGIT
+        from agents.learned.network import MASKED_LOGIT
 
         return torch.zeros(mask.shape, dtype=torch.float32, device=mask.device).masked_fill(mask == 0, MASKED_LOGIT)
 
@@ -109,7 +109,7 @@ class VectorSelfPlayCollector:
         reward_scale: multiplies every reward before it is stored.
         mix: opponent label -> share of episodes (shares add up to at most 1).
         opponents: label -> fixed opponent, for every label of ``mix`` but ``"pool"``: a network
-            with ``logits(obs, mask)`` (:class:`agents.network.PolicyNet`, :class:`UniformPolicy`).
+            with ``logits(obs, mask)`` (:class:`agents.learned.network.PolicyNet`, :class:`UniformPolicy`).
         central_critic: the critic reads the global ``state()`` of each learner decision.
     Raises:
         ValueError: a label of ``mix`` without its opponent, or an opponent that cannot act in

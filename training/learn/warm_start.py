@@ -8,7 +8,7 @@ of the episode, discounted by ``gamma`` per own decision and scaled by ``reward_
 quantities PPO's critic predicts). The network is then trained on chunks of fresh samples:
 
 * the actor by cross-entropy toward the teacher's action (over the legal actions only: the
-  masked log-softmax of :mod:`agents.network`);
+  masked log-softmax of :mod:`agents.learned.network`);
 * the critic by squared error toward the return;
 * with a bid head (``train.bid_head``), the bids leave the cloning: the head learns the value of
   the bid taken by squared error toward the return (Deep Monte-Carlo), and a share
@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.network import masked_log_probs
+from agents.learned.network import masked_log_probs
 from whist_env.envs.policy_action import policy_action
 
 
@@ -74,7 +74,7 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
         gamma: discount per own decision of the returns.
         reward_scale: multiplies every reward.
         bid_features: observation indices marking a bidding decision (see
-            :class:`agents.network.PolicyNet`).
+            :class:`agents.learned.network.PolicyNet`).
         bid_explore: share of bidding decisions taken uniformly at random among the legal
             actions instead of by the teacher (one ``rng`` draw per bidding decision).
     Raises:
@@ -135,7 +135,7 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
     """Behaviour cloning of the actor and regression of the critic on ``samples``.
 
     Args:
-        net: an :class:`agents.network.ActorCritic`.
+        net: an :class:`agents.learned.network.ActorCritic`.
         epochs, minibatch_size: passes over the samples and samples per gradient step.
         generator: shuffles the minibatches.
         vf_coef: weight of the value loss.
@@ -209,7 +209,7 @@ def run_warm_start(trainer: Any) -> None:
     Raises:
         ValueError: a bad teacher spec, or a trained teacher that does not fit the game.
     """
-    from agents import make_agent
+    from agents.registry import make_agent
 
     ws, cfg = trainer.config.warm_start, trainer.cfg
     teacher = make_agent(ws.teacher, trainer.config.game, seed=trainer.config.seed + 999)

@@ -47,9 +47,9 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     """
     import torch
 
-    from agents import make_agent
-    from agents.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint, write_file_atomic
-    from agents.neural import NeuralAgent, actor_from_checkpoint
+    from agents.registry import make_agent
+    from agents.learned.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint, write_file_atomic
+    from agents.learned.neural import NeuralAgent, actor_from_checkpoint
     from training.evaluation.bidding import bidding_stats, json_ready
     from training.evaluation.match import evaluate_pair
     from whist_env.records import read_records
@@ -111,7 +111,7 @@ def run_zoo_export(args: Any) -> int:
             given as the evaluation seed.
         Interrupted: Ctrl-C (the zoo files are written only at the end, atomically).
     """
-    from agents.zoo import ZOO_DIR
+    from agents.learned.zoo import ZOO_DIR
     from training.evaluation.match import format_table
 
     out = Path(args.out) if args.out else ZOO_DIR

@@ -252,7 +252,7 @@ def play_game(
     Raises:
         ValueError: on an unknown game, a bad option, seat or opponent spec.
     """
-    from agents import make_agent
+    from agents.registry import make_agent
     from whist_env import GAMES
     from whist_env.records import GameRecorder
 

@@ -8,10 +8,10 @@ shown to everybody if revealed, so the agent gives away its lowest card of the w
 (from its longer suit on a tie): it tells the table least and costs nothing in play.
 
 Play (§3.4, no trump): in a High hand every trick counts for its side, so the agent plays for
-tricks with the maxims of :func:`agents.card_play.play_for_tricks` (second hand low, third hand
+tricks with the maxims of :func:`agents.heuristics.card_play.play_for_tricks` (second hand low, third hand
 high, win cheaply, don't overtake a partner who holds the trick, cash masters, lead from long
 suits, return nothing ruffable). In a Low hand the side taking seven tricks or more loses, so it
-plays against tricks (:func:`agents.card_play.play_against_tricks`): duck under the winning card
+plays against tricks (:func:`agents.heuristics.card_play.play_against_tricks`): duck under the winning card
 with the highest card that still loses, unload high cards on tricks it cannot avoid or when
 void, lead the card most likely to be beaten. It tracks every card played, the voids shown and
 the revealed bid cards (known to be in their owners' hands until played).
@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.card_play import CardView, legal_actions, play_against_tricks, play_for_tricks
+from agents.heuristics.card_play import CardView, legal_actions, play_against_tricks, play_for_tricks
 from whist_env.engine.cards import RED_SUITS, card_from_str, rank_of, suit_of
 from whist_env.engine.tricks import natural_context
 

@@ -2,7 +2,7 @@
 
 The agent sees only what its seat may know: the legal mask of the observation and
 ``raw_env.information_state(agent)`` (own hand, trump, the trick in progress and the hand's
-public events). From the events, with :class:`agents.card_play.CardView`, it tracks every
+public events). From the events, with :class:`agents.heuristics.card_play.CardView`, it tracks every
 card played and every void a player has shown (a player who did not follow suit holds none of
 the led suit), so it knows which of its cards are *masters* (every higher card of the suit is
 gone) and which of the cards still out could be anywhere.
@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.card_play import JACK, QUEEN, CardView, discard, lead_from, strongest, weakest
+from agents.heuristics.card_play import JACK, QUEEN, CardView, discard, lead_from, strongest, weakest
 from whist_env.engine.cards import SUITS
 from whist_env.engine.tricks import natural_context
 

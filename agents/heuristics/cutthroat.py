@@ -1,7 +1,7 @@
 """A rule-based Cutthroat Whist player (RULES.md §7): three players, each for himself, no trump.
 
 Every trick counts for the player who takes it, so the agent plays for tricks
-(:func:`agents.card_play.play_for_tricks` without a partner):
+(:func:`agents.heuristics.card_play.play_for_tricks` without a partner):
 
 * Following suit: win as cheaply as possible when last to play; earlier, take the trick with the
   cheapest card that is sure to hold (a master, or a card nobody after us can beat); otherwise
@@ -28,7 +28,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.card_play import CardView, legal_actions, play_for_tricks
+from agents.heuristics.card_play import CardView, legal_actions, play_for_tricks
 from whist_env.engine.cards import FULL_DECK_52, FULL_DECK_54, JKB, JKR, card_from_str
 from whist_env.rules.cutthroat import joker_context
 

@@ -28,7 +28,7 @@ the weakest loser of the shortest side suit. In no-trump powerless jokers go fir
 weakest cards of the weakest suits. Declare: trump = the suit with the best trump-contract count
 (the longest strong suit), no-trump direction = the direction the hand is stronger in.
 
-Play (§6.7): :func:`agents.card_play.play_for_tricks` with the contract's ranking
+Play (§6.7): :func:`agents.heuristics.card_play.play_for_tricks` with the contract's ranking
 (:func:`whist_env.rules.bid_whist.contract_context`: card_play ranks by the context's power
 table, so downtown and jokers need no adapter), partner = seat + 2; the declarer's own discards
 are known to be out of play.
@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.card_play import CardView, legal_actions, play_for_tricks
+from agents.heuristics.card_play import CardView, legal_actions, play_for_tricks
 from whist_env.engine.cards import FULL_DECK_52, FULL_DECK_54, NUM_RANKS, SUITS, card_from_str
 from whist_env.rules.bid_whist import (
     BID_BASE,

@@ -17,7 +17,7 @@ Opponents (``env_config["opponents"]``), drawn anew for every episode:
 
 Example::
 
-    from training.learn.rllib_opponents import RLlibOpponentsEnv
+    from training.learn.rllib.opponents import RLlibOpponentsEnv
     env = RLlibOpponentsEnv({"game": "classic_whist", "options": {"episode": "hand"}, "opponents": "heuristic"})
     obs, infos = env.reset(seed=0)          # the learner's seat to act, e.g. {"player_2": {...}}
 """
@@ -154,7 +154,7 @@ class RLlibOpponentsEnv(MultiAgentEnv):
         self._shares /= self._shares.sum()
         base_seed = config.get("seed")
         self._rng = np.random.default_rng(None if base_seed is None else [int(base_seed), worker])
-        from agents import make_agent
+        from agents.registry import make_agent
 
         self.opponents = {}
         for k, spec in enumerate(self.opponent_specs):

@@ -18,7 +18,7 @@ less our own and every card played. With ``solve_from`` cards or fewer in hand t
 the ending out exactly (a double-dummy search over both known hands, as a strong player counts
 a two-handed ending: "can the leader take k tricks?" searches with a memo of bounds, positions
 in rank-compressed form so that equivalent ones share an entry, and the follower's likeliest
-refutations tried first); earlier it plays by the maxims of :func:`agents.card_play.play_for_tricks`
+refutations tried first); earlier it plays by the maxims of :func:`agents.heuristics.card_play.play_for_tricks`
 (draw trumps when long, cash masters, win as cheaply as possible, ruff cheaply, discard from
 the weakest suit).
 """
@@ -30,7 +30,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.card_play import CardView, legal_actions, mask_of, play_for_tricks
+from agents.heuristics.card_play import CardView, legal_actions, mask_of, play_for_tricks
 from whist_env.engine.cards import FULL_DECK_52, SUIT_MASKS, SUITS, card_from_str, cards_list, rank_of, suit_of
 from whist_env.engine.tricks import natural_context
 

@@ -1,8 +1,8 @@
 """``whist rllib-train CONFIG``: PPO on Ray's RLlib from a YAML config, then a duplicate-deal evaluation.
 
-The config (:mod:`training.learn.rllib_config`, e.g. configs/rllib_classic.yaml) names the game,
+The config (:mod:`training.learn.rllib.config`, e.g. configs/rllib_classic.yaml) names the game,
 its rule options, the opponents (agent specs played inside the env by
-:class:`training.learn.rllib_opponents.RLlibOpponentsEnv`, or self-play), the env runners and the
+:class:`training.learn.rllib.opponents.RLlibOpponentsEnv`, or self-play), the env runners and the
 PPO hyperparameters. The run uses a local Ray started for it (``ray.num_cpus`` CPUs) or, with
 ``--address``, a running cluster (``auto`` on a cluster node; see docs/rllib.md).
 
@@ -56,7 +56,7 @@ def _load_config(args: Any) -> Any:
         CommandError: unreadable or invalid config, or a bad override.
     """
     from training.learn.config import ConfigError
-    from training.learn.rllib_config import load_rllib_config, rllib_config_from_dict
+    from training.learn.rllib.config import load_rllib_config, rllib_config_from_dict
 
     try:
         config = load_rllib_config(args.config)
@@ -116,7 +116,7 @@ def save_checkpoint(algo: Any, run_dir: Path, metadata: dict[str, Any]) -> Path:
     Raises:
         OSError: the folder cannot be written.
     """
-    from training.learn.rllib import save_policy
+    from training.learn.rllib.algorithm import save_policy
 
     folder = run_dir / "checkpoints"
     folder.mkdir(parents=True, exist_ok=True)
@@ -210,7 +210,7 @@ def run_rllib_train(args: Any) -> int:
             checkpoint was trained with other rule options, policies or network sizes.
         Interrupted: Ctrl-C or SIGTERM (the checkpoint is saved first when the iteration finished).
     """
-    from agents import make_agent
+    from agents.registry import make_agent
 
     config = _load_config(args)
     try:
@@ -238,9 +238,9 @@ def run_rllib_train(args: Any) -> int:
     _quiet_ray_logs()
     import ray
 
-    from agents.rllib_agent import METADATA_FILE
-    from training.learn.rllib import ppo_config
-    from training.learn.rllib_opponents import parse_opponents
+    from agents.learned.rllib import METADATA_FILE
+    from training.learn.rllib.algorithm import ppo_config
+    from training.learn.rllib.opponents import parse_opponents
     from whist_env import GAMES
     from whist_env.rules.options import options_dict
 
@@ -330,7 +330,7 @@ def _train(args: Any, config: Any, ppo: Any, run_dir: Path, latest: Path, metada
     """
     from torch.utils.tensorboard import SummaryWriter
 
-    from training.learn.rllib import summarize
+    from training.learn.rllib.algorithm import summarize
     from training.learn.train import stop_on_signal
 
     train = config.train
@@ -403,7 +403,7 @@ def _train(args: Any, config: Any, ppo: Any, run_dir: Path, latest: Path, metada
 
 def _evaluate(config: Any, latest: Path, run_dir: Path, opponents: dict[str, Any], num_deals: int, progress: bool) -> None:
     """The final table: the trained policy (greedy) against each opponent on duplicate deals."""
-    from agents.rllib_agent import RLlibAgent
+    from agents.learned.rllib import RLlibAgent
     from training.evaluation.match import evaluate_pair, format_table, save_results
 
     agent = RLlibAgent.from_checkpoint(latest, game=config.game, name=f"rllib:{run_dir.name}")

@@ -15,11 +15,11 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.network import PolicyNet, greedy_actions, sample_actions
+from agents.learned.network import PolicyNet, greedy_actions, sample_actions
 
 
 class NeuralAgent:
-    """A :class:`agents.network.PolicyNet` (the actor; an ``ActorCritic`` works too) as a
+    """A :class:`agents.learned.network.PolicyNet` (the actor; an ``ActorCritic`` works too) as a
     :class:`agents.base.Policy`.
 
     Args:
@@ -83,7 +83,7 @@ class NeuralAgent:
     @classmethod
     def from_checkpoint(cls, path: str | os.PathLike, game: str | None = None, greedy: bool = True, device: str | torch.device = "cpu",
                         name: str | None = None, seed: int | None = None) -> NeuralAgent:
-        """Load a trained agent from a checkpoint of ``agents.checkpoint`` (``weights_only``);
+        """Load a trained agent from a checkpoint of ``agents.learned.checkpoint`` (``weights_only``);
         only the actor is built (the critic, centralised or not, is not needed for play).
 
         Args:
@@ -97,7 +97,7 @@ class NeuralAgent:
                 action sizes that differ from the game's environment built with the
                 checkpoint's rule options.
         """
-        from agents.checkpoint import check_compatible, load_checkpoint
+        from agents.learned.checkpoint import check_compatible, load_checkpoint
         from whist_env import GAMES
 
         ckpt = load_checkpoint(path, game=game, map_location=device)
@@ -118,7 +118,7 @@ class NeuralAgent:
 
 
 def actor_from_checkpoint(ckpt: Mapping[str, Any]) -> PolicyNet:
-    """The actor (bid head included) of a loaded checkpoint dict (``agents.checkpoint``); the
+    """The actor (bid head included) of a loaded checkpoint dict (``agents.learned.checkpoint``); the
     critic is left out.
 
     Raises:

@@ -7,7 +7,7 @@ pickle). Keys:
 * ``format`` (``"whist-env-checkpoint"``), ``format_version`` (int)
 * ``game`` (str, a key of ``whist_env.GAMES``), ``options`` (dict: every rule option's value)
 * ``obs_size``, ``num_actions`` (int), ``hidden_sizes`` (list of int)
-* ``model`` (state_dict of :class:`agents.network.ActorCritic`), ``optimizer`` (state_dict or None)
+* ``model`` (state_dict of :class:`agents.learned.network.ActorCritic`), ``optimizer`` (state_dict or None)
 * ``critic_input_size`` (int; format 2): the critic's input length, the observation's or, for a
   centralised critic, the global state's (format 1 files: the observation's)
 * ``bid_features`` (list of int; format 3): the observation indices that mark a bidding decision
@@ -29,7 +29,7 @@ from typing import Any, BinaryIO
 
 import torch
 
-from agents.sb3_agent import is_sb3_zip
+from agents.learned.sb3 import is_sb3_zip
 
 FORMAT = "whist-env-checkpoint"
 FORMAT_VERSION = 3

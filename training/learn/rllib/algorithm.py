@@ -2,7 +2,7 @@
 
 Needs the optional extra ``whist-env[rllib]`` (``ray[rllib]``, which pins its own gymnasium).
 The environment is :class:`whist_env.wrappers.rllib.RLlibWhistEnv` (self-play, registered as
-``"whist_env"``) or, with ``opponents``, :class:`training.learn.rllib_opponents.RLlibOpponentsEnv`
+``"whist_env"``) or, with ``opponents``, :class:`training.learn.rllib.opponents.RLlibOpponentsEnv`
 (fixed agents play the other sides' seats, registered as ``"whist_env_opponents"``), with the
 game and its rule options in ``env_config``; the model is RLlib's action-masking PPO module
 (``ActionMaskingTorchRLModule``); every seat maps to one shared module or one module per side.
@@ -10,7 +10,7 @@ game and its rule options in ``env_config``; the model is RLlib's action-masking
 Example::
 
     import ray
-    from training.learn.rllib import ppo_config, save_policy, summarize
+    from training.learn.rllib.algorithm import ppo_config, save_policy, summarize
 
     ray.init(num_cpus=2)
     algo = ppo_config("classic_whist", opponents="heuristic", honours=False, num_env_runners=2).build_algo()
@@ -39,7 +39,7 @@ from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
 from ray.rllib.core.rl_module.rl_module import RLModuleSpec
 from ray.rllib.examples.rl_modules.classes.action_masking_rlm import ActionMaskingTorchRLModule
 
-from training.learn.rllib_opponents import SELF_PLAY, RLlibOpponentsEnv, parse_opponents, register_opponents_env
+from training.learn.rllib.opponents import SELF_PLAY, RLlibOpponentsEnv, parse_opponents, register_opponents_env
 from whist_env.wrappers.rllib import RLlibWhistEnv, register_rllib_env
 
 #: How seats map to RLlib modules: one ``"shared"`` module, or ``"side_<k>"`` per side.
@@ -113,7 +113,7 @@ def ppo_config(
     with RLlib's own methods (``.training(...)``, ``.env_runners(...)``, ``.learners(...)``…) and
     build it with ``.build_algo()``.
 
-    ``opponents`` (see :func:`training.learn.rllib_opponents.parse_opponents`): ``None``
+    ``opponents`` (see :func:`training.learn.rllib.opponents.parse_opponents`): ``None``
     (default) is pure self-play, every seat RLlib's; a spec (``"heuristic"``, ``"zoo:GAME"``,
     ``"checkpoint:PATH"``...), a list of specs (one drawn per episode) or ``{spec: share}`` (the
     rest self-play) puts fixed agents on every side but the learner's (``learner_side``: a side
@@ -183,7 +183,7 @@ def ppo_config(
 def save_policy(algo: Any, folder: str | Path, metadata: Mapping[str, Any] | None = None) -> Path:
     """Write the trained modules of ``algo`` (an algorithm of :func:`ppo_config`) into ``folder``
     so that the agent spec ``rllib:FOLDER`` loads them without unpickling anything
-    (:mod:`agents.rllib_agent`): the learner's weights as tensors (``whist_rllib_weights.pt``)
+    (:mod:`agents.learned.rllib`): the learner's weights as tensors (``whist_rllib_weights.pt``)
     and a JSON file (``whist_rllib.json``) with the game, every rule option, the seat -> module
     mapping, each module's model config and ``metadata``.
 
@@ -196,7 +196,7 @@ def save_policy(algo: Any, folder: str | Path, metadata: Mapping[str, Any] | Non
         ValueError: ``algo`` was not built from :func:`ppo_config` (no whist_env game in its
             env config, or a module other than RLlib's action-masking module).
     """
-    from agents.rllib_agent import MODULE_CLASS, plain_model_config, write_policy
+    from agents.learned.rllib import MODULE_CLASS, plain_model_config, write_policy
     from whist_env.rules.options import options_dict
 
     env_config = dict(algo.config.env_config or {})

@@ -17,7 +17,7 @@ making one). The estimate adds, card by card, the chance the card wins a trick:
   wins at least half the time (the leader with an ace or a high trump; seldom anyone else).
 
 Play (§5.6): with tricks still to take (bid − taken > 0) it plays for tricks with the club
-player's maxims of :func:`agents.card_play.play_for_tricks` (win cheaply, cash masters, ruff
+player's maxims of :func:`agents.heuristics.card_play.play_for_tricks` (win cheaply, cash masters, ruff
 low); once it holds its bid it ducks (:func:`duck`): the highest card that still loses, the most
 dangerous card when it cannot win anyway, the card most likely to be beaten when it leads. When
 it must take every remaining trick it plays its strongest cards. Other players' needs (their
@@ -33,7 +33,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.card_play import (
+from agents.heuristics.card_play import (
     CardView,
     danger,
     lead_against_tricks,

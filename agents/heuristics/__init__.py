@@ -1,0 +1,47 @@
+"""Rule-based players (DESIGN.md ``agents/``): one module per game, and the card-play knowledge
+they share.
+
+=================  =====================================================================
+module             what it holds
+=================  =====================================================================
+``card_play``      what every rule-based player knows: the cards seen and the voids shown
+                   (``CardView``), follow-suit and discard choices, the legal actions
+``classic``        Classic Whist (RULES.md §2)
+``minnesota``      Minnesota Whist (§3): bid cards, High and Low (misère) play
+``german``         German Whist (§4): the stock phase and an exact end-game
+``romanian``       Romanian Whist (§5): exact bids and must-trump play
+``bid_whist``      Bid Whist (§6): the auction, the kitty, uptown / downtown / no-trump
+``cutthroat``      Cutthroat Whist (§7): each for self, jokers
+=================  =====================================================================
+
+``HEURISTICS`` maps a game name to its player's class.
+"""
+
+from __future__ import annotations
+
+from agents.heuristics.bid_whist import BidWhistHeuristicAgent
+from agents.heuristics.classic import ClassicHeuristicAgent
+from agents.heuristics.cutthroat import CutthroatHeuristicAgent
+from agents.heuristics.german import GermanHeuristicAgent
+from agents.heuristics.minnesota import MinnesotaHeuristicAgent
+from agents.heuristics.romanian import RomanianHeuristicAgent
+
+#: Game name -> rule-based agent class for that game.
+HEURISTICS: dict[str, type] = {
+    "classic_whist": ClassicHeuristicAgent,
+    "minnesota_whist": MinnesotaHeuristicAgent,
+    "german_whist": GermanHeuristicAgent,
+    "cutthroat_whist": CutthroatHeuristicAgent,
+    "romanian_whist": RomanianHeuristicAgent,
+    "bid_whist": BidWhistHeuristicAgent,
+}
+
+__all__ = [
+    "HEURISTICS",
+    "BidWhistHeuristicAgent",
+    "ClassicHeuristicAgent",
+    "CutthroatHeuristicAgent",
+    "GermanHeuristicAgent",
+    "MinnesotaHeuristicAgent",
+    "RomanianHeuristicAgent",
+]
