@@ -70,16 +70,29 @@ def bench_batched(game: str, num_envs: int, seconds: float, device: str, seed: i
             return steps * num_envs, hands, elapsed
 
 
+def build_parser() -> argparse.ArgumentParser:
+    """The benchmark's command-line arguments (every option with its help: unit and default)."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 1024, 4096], metavar="B",
+                        help="batch sizes B (games stepped at once) of the batched engine, each timed on its own "
+                             "(default: 1 64 1024 4096)")
+    parser.add_argument("--seconds", type=float, default=3.0,
+                        help="timed seconds per batch size and device, after a 20-step warm-up (default: %(default)s)")
+    parser.add_argument("--raw-hands", type=int, default=60,
+                        help="hands of raw_env timed per game, the baseline of the '× raw_env' ratio (default: %(default)s)")
+    parser.add_argument("--games", nargs="+", default=sorted(vector.GAMES), metavar="GAME",
+                        help=f"games to time (default: every game of the batched engine: {' '.join(sorted(vector.GAMES))})")
+    parser.add_argument("--threads", type=int, default=1,
+                        help="torch CPU threads (default: %(default)s, figures per CPU core)")
+    parser.add_argument("--cuda", action="store_true",
+                        help="also time the batched engine on CUDA when a GPU is present (default: CPU only)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help="seed of the deals and of the random legal actions (default: %(default)s)")
+    return parser
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--batches", type=int, nargs="+", default=[1, 64, 1024, 4096])
-    parser.add_argument("--seconds", type=float, default=3.0, help="timed seconds per batch size")
-    parser.add_argument("--raw-hands", type=int, default=60, help="hands of raw_env to time")
-    parser.add_argument("--games", nargs="+", default=sorted(vector.GAMES))
-    parser.add_argument("--threads", type=int, default=1, help="torch CPU threads")
-    parser.add_argument("--cuda", action="store_true", help="also time the batched engine on CUDA")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
+    args = build_parser().parse_args()
     torch.set_num_threads(args.threads)
     devices = ["cpu"] + (["cuda"] if args.cuda and torch.cuda.is_available() else [])
     if args.cuda and not torch.cuda.is_available():

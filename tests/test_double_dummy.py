@@ -8,6 +8,8 @@ import numpy as np
 import pytest
 
 import whist_env
+from agents.search.solving import card_values
+from whist_env.engine.cards import card_from_str, card_to_str, cards_of
 from whist_env.engine.double_dummy import DoubleDummySolver
 from whist_env.engine.tricks import natural_context
 
@@ -73,7 +75,8 @@ def ending(game_name, options, max_tricks, seed):
 
 
 def solver_of(game):
-    return DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask())
+    return DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask(),
+                             winner=game.trick_winner_rule)
 
 
 @pytest.mark.parametrize(("game_name", "options", "max_tricks"), CASES)
@@ -107,6 +110,8 @@ def test_positions_that_are_not_positions_are_refused():
         solver.solve([1, 2, 4, 8], 0, trick=[(1, 5)])
     with pytest.raises(ValueError, match="2 to 6 players"):
         DoubleDummySolver(natural_context(), [0])
+    with pytest.raises(TypeError, match="winner must be a trick-winner rule"):
+        DoubleDummySolver(natural_context(), [0, 1], winner=None)
     with pytest.raises(ValueError, match="side 5 is not one of the sides"):
         solver.solve([1, 2, 4, 8], 0, side=5)
     classic = DoubleDummySolver(natural_context(), [0, 1, 0, 1], deck=(1 << 52) - 1)
@@ -156,3 +161,73 @@ def test_the_solver_agrees_with_dds_on_bridge_like_endings(game_name, seed):
     dds = {(c.suit, c.rank): tricks for c, tricks in solve_board(deal)}
     ours = solver_of(g).card_values(g.hands, g.leader, g.trick)
     assert {(card(c).suit, card(c).rank): v for c, v in ours.items()} == dds
+
+
+# --------------------------------------------------------------------------- Bid Whist: a trick of four suitless cards
+SUITLESS_DEAL = {  # each hand holds one of the two jokers and the two wild deuces (2D, 2S); dealer 3
+    "player_0": ["JKR", "AS", "KS", "QS", "JS", "TS", "9S", "8S", "7S", "6S", "5S", "4S"],
+    "player_1": ["2D", "AH", "KH", "QH", "JH", "TH", "9H", "8H", "7H", "6H", "5H", "4H"],
+    "player_2": ["JKB", "AD", "KD", "QD", "JD", "TD", "9D", "8D", "7D", "6D", "5D", "4D"],
+    "player_3": ["2S", "AC", "KC", "QC", "JC", "TC", "9C", "8C", "7C", "6C", "5C", "4C"],
+}
+SUITLESS = ("JKR", "2D", "JKB", "2S")
+
+
+def suitless_ending(options, direction, tricks_left, opening):
+    """A no-trump Bid Whist ending (seat 0 declares ``4 notrump`` and ``direction``) where every
+    hand still holds its joker or wild deuce: the tricks are played down to ``tricks_left`` with
+    the first legal card that is neither, then ``opening`` (card texts) starts the current trick."""
+    env = whist_env.GAMES["bid_whist"].raw_env(episode="hand", **options)
+    env.reset(seed=0, options={"hands": SUITLESS_DEAL, "dealer": "player_3"})
+    for label in ("bid:4:notrump", "pass", "pass", "pass"):
+        env.step(env.action_id(label))
+    for text in sorted(card_to_str(c) for c in cards_of(env.game.kitty_cards)):
+        env.step(env.action_id(text))
+    env.step(env.action_id(f"direction:{direction}"))
+    g = env.game
+    while g.hands[g.current_player].bit_count() > tricks_left or g.trick:
+        legal = np.flatnonzero(env.observe(env.agent_selection)["action_mask"])
+        env.step(int(next(a for a in legal if env.action_label(int(a)) not in SUITLESS)))
+    for text in opening:
+        env.step(env.action_id(text))
+    assert g.phase == "play" and g.ctx.trump is None
+    return env
+
+
+@pytest.mark.parametrize("options", [{"deuces_wild": True}, {"deuces_wild": True, "jokers_high": True},
+                                     {"deuces_wild": True, "jokers_high": True, "deuces_over_jokers": True}])
+@pytest.mark.parametrize("direction", ["uptown", "downtown"])
+@pytest.mark.parametrize(("tricks_left", "opening"), [(3, ()), (3, ("JKR",)), (3, ("JKR", "2D")), (3, ("JKR", "2D", "JKB")),
+                                                      (2, ())])
+@pytest.mark.parametrize("misere", [False, True])
+def test_the_solver_takes_bid_whist_s_rule_for_a_trick_of_four_suitless_cards(options, direction, tricks_left, opening, misere):
+    env = suitless_ending(options, direction, tricks_left, opening)
+    g = env.game
+    solver = solver_of(g)
+    assert solver.card_values(g.hands, g.leader, g.trick, misere=misere) == brute_card_values(env, misere)
+    for side in range(g.num_sides):
+        assert solver.solve(g.hands, g.leader, g.trick, side=side, misere=misere) == brute_force(env, side, misere)
+
+
+def test_four_powerless_suitless_cards_give_the_trick_to_its_leader_in_the_solver():
+    env = suitless_ending({"deuces_wild": True}, "uptown", 3, ("JKR", "2D", "JKB"))
+    g = env.game
+    assert [sorted(card_to_str(c) for c in cards_of(h)) for h in g.hands] == [
+        ["AS", "KS"], ["AH", "KH"], ["AD", "KD"], ["2S", "AC", "KC"]]
+    # seat 3 (side 1) throws 2S: seat 0 keeps the trick and then cashes its two spades
+    assert solver_of(g).card_values(g.hands, g.leader, g.trick) == {card_from_str("2S"): 0, card_from_str("AC"): 2,
+                                                                     card_from_str("KC"): 2}
+    assert card_values(g) == {card_from_str("2S"): 0, card_from_str("AC"): 2, card_from_str("KC"): 2}
+
+
+def test_pimc_acts_where_four_suitless_cards_can_fall_on_one_trick():
+    from agents.registry import make_agent
+    from whist_env.envs.policy_action import policy_action
+
+    for opening in ((), ("JKR", "2D", "JKB")):
+        env = suitless_ending({"deuces_wild": True}, "uptown", 3, opening)
+        agent = make_agent("pimc:worlds=2", "bid_whist", seed=0)
+        name = env.agent_selection
+        action = policy_action(agent, env, name)
+        assert env.observe(name)["action_mask"][action] == 1
+        env.step(action)

@@ -46,15 +46,21 @@ WEIGHTS_FILE = "whist_rllib_weights.pt"
 FORMAT = "whist-rllib-checkpoint"
 #: The RLModule class that is rebuilt (``training.learn.rllib.ppo_config``'s).
 MODULE_CLASS = "ActionMaskingTorchRLModule"
-#: What to install when Ray is missing.
-INSTALL_HINT = "the rllib: agent needs Ray's RLlib: pip install 'whist-env[rllib]'"
+#: The setup of Ray's venv (README "Scale-out on Ray", ``.ci/run``): the extra ``whist-env[rllib]``
+#: lives in a venv of its own, since ``ray[rllib]`` pins an older gymnasium than the main venv's.
+RAY_VENV_SETUP = 'python3 -m venv .venv-ray && . .venv-ray/bin/activate && pip install torch==2.13.0 && pip install -e ".[dev,rllib]"'
+#: What every command says when Ray is missing (``--ray``, ``whist rllib-train``, ``rllib:PATH``).
+RAY_INSTALL_HINT = (f"Ray is the optional extra whist-env[rllib], which needs a venv of its own (ray[rllib] pins an older "
+                    f"gymnasium: installing it into this venv would downgrade it): {RAY_VENV_SETUP}  (README: Scale-out on Ray)")
+#: What to install when Ray is missing, for the ``rllib:`` agent.
+INSTALL_HINT = f"the rllib: agent needs Ray's RLlib. {RAY_INSTALL_HINT}"
 
 
 def _require_rllib() -> None:
     try:
         import ray.rllib  # noqa: F401
     except ImportError as err:
-        raise ImportError(f"{INSTALL_HINT} ({err})") from None
+        raise ImportError(f"the rllib: agent needs Ray's RLlib ({err}). {RAY_INSTALL_HINT}") from None
 
 
 def plain_model_config(model_config: Any) -> dict[str, Any]:
@@ -330,5 +336,5 @@ def _load_module(meta: Mapping[str, Any], models: Mapping[str, Any], module_id: 
     return module
 
 
-__all__ = ["FORMAT", "INSTALL_HINT", "METADATA_FILE", "MODULES_SUBDIR", "MODULE_CLASS", "WEIGHTS_FILE", "RLlibAgent", "build_module",
+__all__ = ["FORMAT", "INSTALL_HINT", "RAY_INSTALL_HINT", "RAY_VENV_SETUP", "METADATA_FILE", "MODULES_SUBDIR", "MODULE_CLASS", "WEIGHTS_FILE", "RLlibAgent", "build_module",
            "plain_model_config", "resolve_checkpoint", "write_policy"]

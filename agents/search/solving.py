@@ -55,6 +55,13 @@ def dds_serves(game: Any, misere: bool = False) -> bool:
     return _dds_solve_board is not None and not misere and bridge_like(game)
 
 
+def solver_of(game: Any) -> DoubleDummySolver:
+    """The project's double-dummy solver of ``game``'s hand (a rules object in card play): its
+    trick context, its sides, its deck and its own trick-winner rule."""
+    return DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask(),
+                             winner=game.trick_winner_rule)
+
+
 def card_values(game: Any, misere: bool = False) -> dict[int, int]:
     """Value of every legal card of the seat to play in ``game`` (a rules object in card play,
     every hand known: a sampled world): the tricks the seat's side takes from the current trick
@@ -62,7 +69,7 @@ def card_values(game: Any, misere: bool = False) -> dict[int, int]:
     endplay is installed (not for misère), else :class:`DoubleDummySolver`."""
     if dds_serves(game, misere):
         return dds_card_values(game)
-    solver = DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask())
+    solver = solver_of(game)
     return solver.card_values(game.hands, game.leader, game.trick, misere=misere)
 
 
@@ -70,5 +77,5 @@ def solved_tricks(game: Any, seat: int) -> int:
     """Tricks ``seat``'s side takes from the current trick on when every other side plays
     against it, all cards open (the project's solver; ``game`` a rules object with every hand
     known, e.g. a sampled world before the first card is led)."""
-    solver = DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask())
+    solver = solver_of(game)
     return solver.solve(game.hands, game.leader, game.trick, side=game.side_of(seat))

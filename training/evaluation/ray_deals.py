@@ -31,7 +31,9 @@ def ray_available() -> str | None:
     try:
         import ray  # noqa: F401
     except ImportError as err:
-        return f"--ray needs Ray ({err}); install the extra: pip install 'whist-env[rllib]' (README: Ray)"
+        from agents.learned.rllib import RAY_INSTALL_HINT
+
+        return f"--ray needs Ray ({err}). {RAY_INSTALL_HINT}"
     return None
 
 

@@ -374,6 +374,9 @@ def write_replay_html(record: Mapping[str, Any], path: str | Path, viewer: str |
 def run_replay(args: Any) -> int:
     """Carry out ``whist replay`` (arguments: :func:`training.cli.configure_replay`): write the page.
 
+    Without ``--index`` the first record is shown; when the file holds more than one, stdout
+    says which one is shown, how many there are and how to pick another (``--index N``).
+
     Returns:
         0 when the record replays exactly; 1 when it does not (the page is still written, up to
         the first differing step, with a red banner; stderr names that step).
@@ -388,13 +391,14 @@ def run_replay(args: Any) -> int:
         raise CommandError(str(err)) from None
     if not records:
         raise CommandError(f"{args.record} holds no records")
-    if not -len(records) <= args.index < len(records):
-        raise CommandError(f"--index {args.index} is out of range: {args.record} holds {len(records)} record(s)")
-    record = records[args.index]
+    index = 0 if args.index is None else args.index
+    if not -len(records) <= index < len(records):
+        raise CommandError(f"--index {index} is out of range: {args.record} holds {len(records)} record(s)")
+    record = records[index]
     try:
         data = build_page_data(record, viewer=args.viewer)
     except ValueError as err:
-        raise CommandError(f"{args.record} record {args.index}: {err}") from None
+        raise CommandError(f"{args.record} record {index}: {err}") from None
     out = Path(args.html)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
@@ -402,6 +406,9 @@ def run_replay(args: Any) -> int:
     except OSError as err:
         raise CommandError(f"cannot write {out}: {err}") from None
     print(f"wrote {out} ({len(data['states'])} states, {len(record['actions'])} actions, {record['game']})")
+    if args.index is None and len(records) > 1:
+        print(f"showing record 0 of {len(records)} in {args.record} (0-based); "
+              f"pick another with --index N, N from 0 to {len(records) - 1} (negative counts from the end)")
     if not data["replay"]["ok"]:
         step = data["replay"]["step"]
         where = f"first differing step {step}" if step is not None else "it differs"

@@ -2,10 +2,11 @@
 
 Variant-agnostic: a position is the hands (bitmasks), the trick in progress, the seat to lead it,
 the :class:`whist_env.engine.tricks.TrickContext` of the hand (trump, jokers, wild deuces,
-downtown orders, must-trump, super cards: RULES.md §1.4 and the variants' sections) and the side of
-each seat, for 2 to 6 players. The value of a position for a side is the number of tricks that
-side takes from the current trick (included) to the end of the hand when it maximises them and
-every other seat plays to minimise them (exact for two sides; the usual *paranoid* reduction
+downtown orders, must-trump, super cards: RULES.md §1.4 and the variants' sections), the game's
+own trick-winner rule (the rules' ``trick_winner_rule``) and the side of each seat, for 2 to 6
+players. The value of a position for a side is the number of tricks that side takes from the
+current trick (included) to the end of the hand when it maximises them and every other seat
+plays to minimise them (exact for two sides; the usual *paranoid* reduction
 when each player is a side of their own, as in Cutthroat and Romanian Whist). With
 ``misere=True`` the side minimises its tricks and the others maximise them (Minnesota Low).
 
@@ -18,7 +19,7 @@ card first. A solver object keeps its table between calls on positions of the sa
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from whist_env.engine.cards import FULL_DECK_54, cards_list
 from whist_env.engine.tricks import TrickContext, led_suit, legal_cards, trick_winner
@@ -32,15 +33,23 @@ class DoubleDummySolver:
         side_of: side of each seat (length N, 2 <= N <= 6).
         deck: bitmask of the game's cards (``TrickTakingGame.deck_mask()``); positions holding
             another card are refused (default: all 54 card ids).
+        winner: the game's trick-winner rule, ``(plays, ctx) -> seat`` for a complete trick
+            (``TrickTakingGame.trick_winner_rule``; default the generic rule of RULES.md §1.4,
+            :func:`whist_env.engine.tricks.trick_winner`).
     Raises:
         ValueError: fewer than 2 or more than 6 seats.
+        TypeError: ``winner`` is not callable.
     """
 
-    def __init__(self, ctx: TrickContext, side_of: Sequence[int], deck: int = FULL_DECK_54) -> None:
+    def __init__(self, ctx: TrickContext, side_of: Sequence[int], deck: int = FULL_DECK_54,
+                 winner: Callable[[Sequence[tuple[int, int]], TrickContext], int] = trick_winner) -> None:
         if not 2 <= len(side_of) <= 6:
             raise ValueError(f"a trick needs 2 to 6 players, got {len(side_of)}")
+        if not callable(winner):
+            raise TypeError(f"winner must be a trick-winner rule (plays, ctx) -> seat, got {type(winner).__name__}")
         self.ctx = ctx
         self.deck = int(deck)
+        self.winner = winner
         self.side_of = tuple(int(s) for s in side_of)
         self.num_players = len(self.side_of)
         self._eff = ctx.eff_suit
@@ -177,7 +186,7 @@ class DoubleDummySolver:
         new_trick = trick + ((seat, card),)
         if len(new_trick) < n:
             return self._search(new_hands, leader, new_trick, side, misere, alpha, beta)
-        winner = trick_winner(new_trick, self.ctx)
+        winner = self.winner(new_trick, self.ctx)
         won = 1 if self.side_of[winner] == side else 0
         if not any(new_hands):
             return won

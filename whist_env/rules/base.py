@@ -107,6 +107,11 @@ class TrickTakingGame:
     HIDDEN_CARD_SETS: tuple[str, ...] = ()
     #: ``(name, size)`` of the variant's extra numeric features (:meth:`extra_features`), in order.
     EXTRA_FEATURES: tuple[tuple[str, int], ...] = ()
+    #: The game's trick-winner rule, ``(plays, ctx) -> seat`` for a complete trick (``plays``:
+    #: ``[(seat, card), ...]`` in order, ``ctx``: the hand's :class:`TrickContext`; RULES.md
+    #: §1.4). A game with a rule of its own replaces it; whatever values card play (the
+    #: double-dummy solver) takes it from here.
+    trick_winner_rule = staticmethod(trick_winner)
 
     def __init__(self, **options: Any) -> None:
         self.options = build_options(self.OPTIONS, options)
@@ -520,8 +525,8 @@ class TrickTakingGame:
         return (getattr(self.options, "best_of", 1) + 1) // 2
 
     def _trick_winner(self) -> int:
-        """Winner of the completed trick ``self.trick`` (RULES.md §1.4)."""
-        return trick_winner(self.trick, self.ctx)
+        """Winner of the completed trick ``self.trick`` (RULES.md §1.4, the game's own rule)."""
+        return self.trick_winner_rule(self.trick, self.ctx)
 
     def _record_trick(self, winner: int) -> None:
         """Count a completed trick for ``winner`` (German Whist counts only phase-2 tricks)."""

@@ -346,7 +346,11 @@ class VectorWhistEnv:
         raise NotImplementedError
 
     def observe(self) -> torch.Tensor:
-        """Observation of the player to act in every game: ``float32 [B, D]``."""
+        """Observation of the player to act in every game: ``float32 [B, D]``. A variant's
+        implementation first calls ``self._require_reset("observe")``.
+
+        Raises:
+            RuntimeError: called before :meth:`reset`."""
         raise NotImplementedError
 
     # ------------------------------------------------------------------ fixed deals
@@ -390,6 +394,12 @@ class VectorWhistEnv:
             fixed[game] = self._dealt_by_rules()
         return fixed
 
+    def _require_reset(self, method: str) -> None:
+        """Refuse a public ``method`` that reads the games' state before the first :meth:`reset`
+        (the state is all zeros then, no deal): ``RuntimeError``, nothing is changed."""
+        if not self._started:
+            raise RuntimeError(f"{self.NAME}: call reset() before {method}()")
+
     # ------------------------------------------------------------------ seats and sides
     def side_of(self, seats: torch.Tensor) -> torch.Tensor:
         """Side of each seat (partnerships: ``seat % 2``), same shape and dtype."""
@@ -432,7 +442,11 @@ class VectorWhistEnv:
         later hand of a game) replays it.
 
         It holds every player's hidden cards: for tests, duplicate evaluation and records.
+
+        Raises:
+            RuntimeError: called before :meth:`reset`.
         """
+        self._require_reset("current_deal")
         dealt = self.dealt[game].tolist()
         deal: dict[str, Any] = {
             "hands": {agent: mask_to_str(dealt[s]) for s, agent in enumerate(self.agents)},
@@ -457,8 +471,7 @@ class VectorWhistEnv:
                 game, its action and the legal actions; nothing is changed.
             RuntimeError: called before :meth:`reset`.
         """
-        if not self._started:
-            raise RuntimeError(f"{self.NAME}: call reset() before step()")
+        self._require_reset("step")
         try:
             actions = torch.as_tensor(actions, device=self.device)
         except (TypeError, ValueError, RuntimeError) as err:
@@ -486,7 +499,11 @@ class VectorWhistEnv:
 
     def action_mask(self) -> torch.Tensor:
         """Legal actions of the player to act in every game: ``bool [B, A]``, a copy (changing it
-        changes nothing in the engine, which checks actions against its own)."""
+        changes nothing in the engine, which checks actions against its own).
+
+        Raises:
+            RuntimeError: called before :meth:`reset`."""
+        self._require_reset("action_mask")
         return self._legal_actions().clone()
 
     def _legal_actions(self) -> torch.Tensor:
@@ -918,7 +935,11 @@ class VectorWhistEnv:
     def state(self) -> torch.Tensor:
         """The privileged global state of every game, for centralised critics only: ``float32
         [B, Ds]``, equal to ``raw_env.state()``: the observation of the player to act, then every
-        hand by relative seat (``hands``, N×52), then the hidden card piles."""
+        hand by relative seat (``hands``, N×52), then the hidden card piles.
+
+        Raises:
+            RuntimeError: called before :meth:`reset` (every variant's ``observe`` and ``state``)."""
+        self._require_reset("state")
         order = (self.current_player[:, None] + self._seats) % self.NUM_PLAYERS
         masks = self.hands.gather(1, order)
         hidden = self._hidden_card_sets()

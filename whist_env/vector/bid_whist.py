@@ -340,6 +340,7 @@ class VectorBidWhist(VectorWhistEnv):
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
         the player to act is relative seat 0, sides so that its side is first."""
+        self._require_reset("observe")
         return self._observation(self.current_player)
 
     def _observation(self, seat: torch.Tensor) -> torch.Tensor:
@@ -416,6 +417,7 @@ class VectorBidWhist(VectorWhistEnv):
         """The privileged global state of every game, for centralised critics only: ``float32
         [B, Ds]``, equal to ``raw_env.state()``: the observation of the player to act, then every
         hand by relative seat (``hands``, 4 × 54), the kitty as dealt and the discards."""
+        self._require_reset("state")
         order = (self.current_player[:, None] + self._seats) % self.NUM_PLAYERS
         hidden = self._state_blocks.unpack(torch.cat([self.hands.gather(1, order), self.kitty[:, None], self.discards[:, None]], dim=1))
         return torch.cat([self.observe(), hidden], dim=1)

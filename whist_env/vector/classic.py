@@ -151,4 +151,5 @@ class VectorClassicWhist(VectorWhistEnv):
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
         the player to act is relative seat 0, sides so that its side is first; the public card
         set ``turn_up`` (§2.8)."""
+        self._require_reset("observe")
         return self._encode(self.current_player, card_bits(self.turn_up)[:, None], self.trump, self._phase_play)

@@ -155,6 +155,7 @@ class VectorCutthroatWhist(VectorWhistEnv):
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats (and sides, the
         seats themselves) rotated so that the player to act is relative seat 0."""
+        self._require_reset("observe")
         return self._observation(self.current_player)
 
     def _observation(self, seat: torch.Tensor) -> torch.Tensor:
@@ -194,6 +195,7 @@ class VectorCutthroatWhist(VectorWhistEnv):
         """The privileged global state of every game, for centralised critics only: ``float32
         [B, Ds]``, equal to ``raw_env.state()``: the observation of the player to act, every hand
         by relative seat (``hands``, 3×54), then the dead card (``dead_card``, 54)."""
+        self._require_reset("state")
         order = (self.current_player[:, None] + self._seats) % self.NUM_PLAYERS
         cards = torch.cat([self.hands.gather(1, order), card_bits(self.dead_card)[:, None]], dim=1)
         hidden = unpack_bits(cards, self.NUM_CARD_ACTIONS, torch.float32).reshape(self.num_envs, -1)

@@ -247,6 +247,7 @@ class VectorGermanWhist(VectorWhistEnv):
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
         the player to act is relative seat 0."""
+        self._require_reset("observe")
         return self._observation(self.current_player)
 
     def _observation(self, seat: torch.Tensor) -> torch.Tensor:
@@ -312,6 +313,7 @@ class VectorGermanWhist(VectorWhistEnv):
         [B, Ds]``, equal to ``raw_env.state()`` (layout :attr:`state_layout`): the observation
         of the player to act, both hands by relative seat (``hands``, 2×52), the stock with its
         face-up top (``stock``) and the card under the top (``stock_next``)."""
+        self._require_reset("state")
         order = (self.current_player[:, None] + self._seats) % self.NUM_PLAYERS
         stock_next = _bits(self.stock.gather(1, (STOCK_SIZE - self.stock_left + 1)[:, None]).squeeze(1))
         masks = torch.cat([self.hands.gather(1, order), self.stock_mask[:, None], stock_next[:, None]], dim=1)

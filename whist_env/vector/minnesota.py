@@ -189,6 +189,7 @@ class VectorMinnesotaWhist(VectorWhistEnv):
         the player to act is relative seat 0; the card sets ``bid_card_self`` (its own bid card),
         ``revealed_bid_card_left`` / ``_partner`` / ``_right``; the extra features ``contract``
         (undecided / High / Low) and ``grand_side`` (own side / other side, zeros if no Grand)."""
+        self._require_reset("observe")
         seat = self.current_player
         n = self.NUM_PLAYERS
         order = (seat[:, None] + self._seats) % n

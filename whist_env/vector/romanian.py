@@ -305,6 +305,7 @@ class VectorRomanianWhist(VectorWhistEnv):
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
         the player to act is relative seat 0 (each seat is its own side)."""
+        self._require_reset("observe")
         return self._observation(self.current_player)
 
     def _observation(self, seat: torch.Tensor) -> torch.Tensor:
@@ -359,6 +360,7 @@ class VectorRomanianWhist(VectorWhistEnv):
         """The privileged global state of every game, for centralised critics only: ``float32
         [B, Ds]``, equal to ``raw_env.state()``: the observation of the player to act, every hand
         by relative seat (``hands``, N×52), then the ``undealt`` cards of the deck (52)."""
+        self._require_reset("state")
         order = (self.current_player[:, None] + self._seats) % self.NUM_PLAYERS
         dealt = self.dealt.sum(dim=1)  # distinct bits: the sum is the union
         undealt = (self._deck_mask & ~dealt & ~card_bits(self.turn_up))[:, None]
