@@ -11,9 +11,17 @@ command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based pl
 search, :class:`agents.search.PIMCAgent`) or ``"ismcts:iters=N,seconds=S,c=C,rollout=SPEC,seed=S"``
 (information set Monte Carlo tree search, :class:`agents.search.ISMCTSAgent`); a search agent's
 options may be left out.
+
+``canonical_spec(spec, game)`` is the one text that names the player of a spec (the results
+store and ``whist eval`` name players by it), and ``loaded_files(spec, game)`` the files it loads,
+whose hashes are part of its identity (:func:`training.evaluation.store.agent_identity`).
 """
 
 from __future__ import annotations
+
+import inspect
+from pathlib import Path
+from typing import Any
 
 from agents.base import Policy
 from agents.heuristics import HEURISTICS
@@ -47,10 +55,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
         (missing file, a directory, a file of the other kind, a model of another game or shape)
         propagate unchanged.
     """
-    if not isinstance(spec, str):
-        raise ValueError(f"agent spec must be a string, got {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
-    kind, sep, rest = spec.strip().partition(":")
-    kind = kind.lower()
+    kind, sep, rest = _split(spec)
     if kind == "random" and not sep:
         return RandomAgent(seed=seed)
     if kind == "heuristic" and not sep:
@@ -66,17 +71,10 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
 
         return NeuralAgent.from_checkpoint(rest, game=game)
     if kind == "zoo":
+        path = _check_zoo(spec, rest, game)
         from agents.learned.neural import NeuralAgent
-        from agents.learned.zoo import zoo_path
 
-        zoo_game = rest.strip() or game
-        from whist_env import GAMES
-
-        if zoo_game not in GAMES:
-            raise ValueError(f"agent spec {spec!r}: unknown game {zoo_game!r}; games: {sorted(GAMES)}")
-        if zoo_game != game:
-            raise ValueError(f"agent spec {spec!r} is the zoo agent of {zoo_game!r}, but the game is {game!r}")
-        return NeuralAgent.from_checkpoint(zoo_path(zoo_game), game=game, name=f"zoo:{game}")
+        return NeuralAgent.from_checkpoint(path, game=game, name=f"zoo:{game}")
     if kind == "pimc":
         from agents.search import PIMCAgent
 
@@ -100,4 +98,191 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
     raise ValueError(f"unknown agent spec {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
 
 
-__all__ = ["AGENT_SPECS", "make_agent"]
+#: Options of a search agent's spec that are left out of its canonical spec: ``whist eval`` and
+#: ``whist league`` reseed every agent before every play from the match seed, the deal and the
+#: side, so a spec's ``seed=`` never changes a match's result.
+NON_IDENTITY_OPTIONS = frozenset({"seed"})
+
+
+def _split(spec: Any) -> tuple[str, str, str]:
+    """``(kind in lower case, ":" or "", the rest as typed)``. Raises ``ValueError`` for a non-string."""
+    if not isinstance(spec, str):
+        raise ValueError(f"agent spec must be a string, got {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
+    kind, sep, rest = spec.strip().partition(":")
+    return kind.lower(), sep, rest
+
+
+def _search_classes() -> dict[str, type]:
+    from agents.search import ISMCTSAgent, PIMCAgent
+
+    return {cls.KIND: cls for cls in (PIMCAgent, ISMCTSAgent)}
+
+
+class _StandIn:
+    """What a dry construction of a search agent gets from its policy factory: nothing is loaded."""
+
+    uses_observation_vector = False
+
+    def act(self, observation: Any, info_state: Any = None) -> int:  # pragma: no cover - never called
+        raise TypeError("a stand-in policy does not act")
+
+
+class _SearchStandIn(_StandIn):
+    def act_in_env(self, env: Any, agent: str) -> int:  # pragma: no cover - never called
+        raise TypeError("a stand-in policy does not act")
+
+
+def _number_text(value: Any) -> str:
+    """An option value as canonical text: ``None`` -> ``auto``, ``1.0`` -> ``1``, ``0.7`` -> ``0.7``."""
+    if value is None:
+        return "auto"
+    if isinstance(value, bool):
+        return str(value).lower()
+    if isinstance(value, float):
+        text = repr(value + 0.0)  # + 0.0: -0.0 reads 0
+        return text[:-2] if text.endswith(".0") else text
+    return str(value)
+
+
+def _search_options(cls: type, game: str, text: str) -> dict[str, str]:
+    """Every identity option of a search spec's option part, defaults filled in, as canonical
+    text (nested agent specs canonical); raises the ``ValueError`` that :func:`make_agent` raises
+    for the same spec."""
+    from agents.search.spec import parse_options
+
+    given = parse_options(cls.KIND, text, cls.OPTIONS)  # unknown keys, bad types: as from_spec
+    nested: dict[str, str] = {}
+    search_kinds = set(_search_classes())
+
+    def stand_in(spec: str, game_: str, seed: int | None = None) -> _StandIn:
+        nested.setdefault(spec, canonical_spec(spec, game_))  # a bad nested spec raises here
+        return _SearchStandIn() if _split(spec)[0] in search_kinds else _StandIn()
+
+    cls(game, make_policy=stand_in, **given)  # the constructor's own checks (ranges, a search rollout)
+    defaults = {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
+                if p.default is not inspect.Parameter.empty}
+    spec_options = set(getattr(cls, "SPEC_OPTIONS", ("rollout",)))
+    out = {}
+    for name in sorted(cls.OPTIONS):
+        if name in NON_IDENTITY_OPTIONS:
+            continue
+        value = given.get(name, defaults.get(name))
+        if name in spec_options:
+            out[name] = nested[value] if value in nested else canonical_spec(value, game)
+        else:
+            if isinstance(value, str) and cls.OPTIONS[name] is not str:
+                value = cls.OPTIONS[name](value)  # a default written as text ("auto")
+            if cls.OPTIONS[name] is float and value is not None:
+                value = float(value)
+            out[name] = _number_text(value)
+    return out
+
+
+def _check_zoo(spec: str, rest: str, game: str) -> Path:
+    """The zoo checkpoint of ``game`` for the spec ``zoo[:GAME]``; ``ValueError`` as :func:`make_agent`."""
+    from agents.learned.zoo import zoo_path
+    from whist_env import GAMES
+
+    zoo_game = rest.strip() or game
+    if zoo_game not in GAMES:
+        raise ValueError(f"agent spec {spec!r}: unknown game {zoo_game!r}; games: {sorted(GAMES)}")
+    if zoo_game != game:
+        raise ValueError(f"agent spec {spec!r} is the zoo agent of {zoo_game!r}, but the game is {game!r}")
+    return zoo_path(zoo_game)
+
+
+_PATH_HINTS = {
+    "checkpoint": "checkpoint:runs/classic/final.pt",
+    "sb3": "sb3:runs/sb3/model.zip",
+    "rllib": "rllib:runs/rllib_classic (a whist rllib-train run folder)",
+}
+
+
+def canonical_spec(spec: str, game: str) -> str:
+    """The canonical text of an agent spec: the one name of the player it builds.
+
+    The kind and option names are lower case; a search agent's options are all listed, sorted by
+    name, defaults filled in (so that a later change of a default makes a new player) and
+    numbers written one way (``z=1`` for ``z=1.0``, ``exact=auto``); nested agent specs
+    (``rollout=``) are canonical too; ``seed=`` is left out (:data:`NON_IDENTITY_OPTIONS`).
+    Paths are kept as typed (case-sensitive); ``zoo`` becomes ``zoo:<game>``. Canonical text is
+    its own canonical text.
+
+    Examples (Classic Whist): ``"PIMC"``, ``"pimc:z=1.0,worlds=8"`` and ``"pimc:seed=3"`` all give
+    ``"pimc:exact=auto,rollout=heuristic,rollouts=48,worlds=8,z=1"``; ``"Heuristic"`` gives
+    ``"heuristic"``.
+
+    Args:
+        spec: an agent spec of :func:`make_agent`.
+        game: a game name of ``whist_env.GAMES``.
+    Returns:
+        the canonical spec (``str``). Nothing is loaded: the files a spec names are not read
+        (:func:`loaded_files` lists them).
+    Raises:
+        ValueError: the errors :func:`make_agent` raises for a bad spec (unknown kind, an empty
+            path, a game without a heuristic, a zoo agent of another game or one the zoo does
+            not hold, a search agent's bad option or rollout spec).
+    """
+    kind, sep, rest = _split(spec)
+    if kind in ("random", "heuristic") and not sep:
+        if kind == "heuristic" and game not in HEURISTICS:
+            raise ValueError(f"no heuristic agent for game {game!r}; games with one: {sorted(HEURISTICS)}")
+        return kind
+    if kind in _PATH_HINTS and sep:
+        if not rest:
+            raise ValueError(f"agent spec '{kind}:' needs a path, e.g. {_PATH_HINTS[kind]}")
+        return f"{kind}:{rest}"
+    if kind == "zoo":
+        _check_zoo(spec, rest, game)
+        return f"zoo:{game}"
+    search = _search_classes()
+    if kind in search:
+        options = _search_options(search[kind], game, rest)
+        return f"{kind}:" + ",".join(f"{k}={v}" for k, v in options.items())
+    raise ValueError(f"unknown agent spec {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
+
+
+def loaded_files(spec: str, game: str) -> list[Path]:
+    """The files an agent of ``spec`` loads, whose contents are part of its identity: the
+    checkpoint of ``checkpoint:`` and ``zoo:``, the model zip of ``sb3:``, the policy files
+    (weights and metadata) of ``rllib:``, and those of a search agent's nested specs
+    (``rollout=``), in the order the spec names them, each once.
+
+    Args:
+        spec: an agent spec of :func:`make_agent`.
+        game: a game name of ``whist_env.GAMES``.
+    Returns:
+        a list of paths (empty for ``random``, ``heuristic`` and search agents over them).
+    Raises:
+        ValueError: a bad spec (as :func:`canonical_spec`), or an ``rllib:`` folder holding no
+            whist-env policy files.
+        FileNotFoundError: an ``rllib:`` folder that does not exist (other paths are listed as
+            given; reading them raises).
+    """
+    canonical = canonical_spec(spec, game)
+    kind, _, rest = canonical.partition(":")
+    if kind in ("checkpoint", "sb3"):
+        return [Path(rest)]
+    if kind == "zoo":
+        return [_check_zoo(spec, "", game)]
+    if kind == "rllib":
+        from agents.learned.rllib import METADATA_FILE, WEIGHTS_FILE, resolve_checkpoint  # Ray is not imported
+
+        root, _ = resolve_checkpoint(rest)
+        return [root / WEIGHTS_FILE, root / METADATA_FILE]
+    search = _search_classes()
+    if kind in search:
+        from agents.search.spec import parse_options
+
+        cls = search[kind]
+        options = parse_options(kind, rest, cls.OPTIONS)
+        files: list[Path] = []
+        for name in sorted(getattr(cls, "SPEC_OPTIONS", ("rollout",))):
+            for path in loaded_files(options[name], game):
+                if path not in files:
+                    files.append(path)
+        return files
+    return []
+
+
+__all__ = ["AGENT_SPECS", "NON_IDENTITY_OPTIONS", "canonical_spec", "loaded_files", "make_agent"]

@@ -235,3 +235,64 @@ def test_make_agent_loads_checkpoints_through_neural_agent(monkeypatch):
     agent = make_agent("checkpoint:runs/x/final.pt", "classic_whist")
     assert isinstance(agent, FakeNeuralAgent)
     assert calls == [("runs/x/final.pt", "classic_whist")]
+
+
+# ------------------------------------------------------------------------------ canonical specs
+PIMC_DEFAULT = "pimc:exact=auto,rollout=heuristic,rollouts=48,worlds=8,z=1"
+
+
+@pytest.mark.parametrize("spec", ["pimc", "PIMC", "pimc:z=1", "pimc:z=1.0,worlds=8", " Pimc: Z = 1.0 , WORLDS=8 ",
+                                  "pimc:exact=AUTO,rollout=Heuristic", "pimc:seed=7", PIMC_DEFAULT])
+def test_canonical_spec_gives_one_name_to_one_player(spec):
+    from agents.registry import canonical_spec
+
+    assert canonical_spec(spec, "classic_whist") == PIMC_DEFAULT
+
+
+def test_canonical_spec_of_every_kind():
+    from agents.registry import canonical_spec
+
+    cases = {
+        "pimc:worlds=9": "pimc:exact=auto,rollout=heuristic,rollouts=48,worlds=9,z=1",
+        "pimc:exact=6,z=0.25": "pimc:exact=6,rollout=heuristic,rollouts=48,worlds=8,z=0.25",
+        "ISMCTS": "ismcts:c=0.7,iters=200,rollout=heuristic,seconds=0",
+        "ismcts:ITERS=20,c=0.70,Rollout=RANDOM": "ismcts:c=0.7,iters=20,rollout=random,seconds=0",
+        "Random": "random",
+        "HEURISTIC": "heuristic",
+        "zoo": "zoo:classic_whist",
+        "Zoo:classic_whist": "zoo:classic_whist",
+        "Checkpoint:Runs/Classic/Final.pt": "checkpoint:Runs/Classic/Final.pt",  # the path as typed
+        "SB3:runs/SB3/model.zip": "sb3:runs/SB3/model.zip",
+        "rllib:runs/RLlib": "rllib:runs/RLlib",
+        # the nested spec is canonical too (kind lower case, path as typed, even with a comma)
+        "pimc:rollout=Checkpoint:Runs/a,b.pt,worlds=4": "pimc:exact=auto,rollout=checkpoint:Runs/a,b.pt,rollouts=48,worlds=4,z=1",
+    }
+    for spec, want in cases.items():
+        assert canonical_spec(spec, "classic_whist") == want, spec
+        assert canonical_spec(want, "classic_whist") == want, want  # its own canonical text
+
+
+def test_canonical_spec_fills_in_the_defaults_of_today(monkeypatch):
+    """Defaults are written out, so a change of a default names a new player."""
+    from agents.registry import canonical_spec
+    from agents.search import PIMCAgent
+
+    defaults = PIMCAgent.__init__.__defaults__
+    assert defaults == (8, None, 48, 1.0, "heuristic", None)  # worlds, exact, rollouts, z, rollout, seed
+    monkeypatch.setattr(PIMCAgent.__init__, "__defaults__", (16, None, 48, 1.0, "random", None))
+    assert canonical_spec("pimc", "classic_whist") == "pimc:exact=auto,rollout=random,rollouts=48,worlds=16,z=1"
+
+
+@pytest.mark.parametrize("spec", ["minimax", "random:x", "checkpoint:", "sb3:", "rllib:", "zoo:german_whist", "zoo:bridge",
+                                  "pimc:worlds=0", "pimc:worlds=two", "pimc:foo=1", "pimc:z=-1", "pimc:seed=-1", "pimc:,",
+                                  "pimc:rollout=pimc", "pimc:rollout=minimax", "ismcts:iters=0", "ismcts:rollout=checkpoint:"])
+def test_canonical_spec_raises_what_make_agent_raises(spec):
+    from agents.registry import canonical_spec
+
+    with pytest.raises(ValueError) as built:
+        make_agent(spec, "classic_whist")
+    with pytest.raises(ValueError) as named:
+        canonical_spec(spec, "classic_whist")
+    assert str(named.value) == str(built.value)
+    with pytest.raises(ValueError, match="no heuristic agent for game 'no_such_game'"):
+        canonical_spec("heuristic", "no_such_game")

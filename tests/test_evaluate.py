@@ -30,10 +30,11 @@ class RecordingAgent:
 
 
 def test_evaluate_pair_returns_sane_numbers():
-    r = evaluate_pair("classic_whist", ClassicHeuristicAgent(), RandomAgent(seed=0), num_deals=12, seed=3)
+    # 15 deals: the fewest that get a t-interval and a test (training.evaluation.stats.MIN_DEALS)
+    r = evaluate_pair("classic_whist", ClassicHeuristicAgent(), RandomAgent(seed=0), num_deals=15, seed=3)
     assert isinstance(r, PairResult)
     assert (r.agent_a, r.agent_b, r.game) == ("heuristic", "random", "classic_whist")
-    assert r.deals == 12 and r.games == 24 and r.hands == 24
+    assert r.deals == 15 and r.games == 30 and r.hands == 30 and r.interval_note == ""
     assert 0.0 <= r.win_rate_ci[0] <= r.win_rate <= r.win_rate_ci[1] <= 1.0
     assert r.points_per_hand_ci[0] <= r.points_per_hand <= r.points_per_hand_ci[1]
     assert 0.0 <= r.p_value <= 1.0
@@ -279,3 +280,157 @@ def test_workers_started_by_an_unguarded_script_fail_with_a_clear_error(tmp_path
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
     assert done.returncode != 0
     assert 'must start them under `if __name__ == "__main__":`' in done.stderr
+
+
+# ------------------------------------------------------------------------------ honest intervals
+def test_mean_summary_gives_no_interval_from_too_few_deals_or_no_spread():
+    from training.evaluation.stats import MIN_DEALS, mean_summary
+
+    assert MIN_DEALS == 15
+    one = mean_summary([2.5])
+    assert one.mean == 2.5 and one.n == 1 and one.note == "too few deals (1 < 15)"
+    assert all(math.isnan(x) for x in (*one.ci, one.p_value)) and not one.significant
+    three = mean_summary([-1.0, -1.0, -1.0])  # whist eval --deals 3 once printed [-1.000, -1.000], p < 1e-4
+    assert three.mean == -1.0 and three.note == "too few deals (3 < 15)"
+    assert all(math.isnan(x) for x in (*three.ci, three.p_value)) and not three.significant
+    flat = mean_summary([-1.0] * 20)  # enough deals, but no sample variance: no width to trust
+    assert flat.mean == -1.0 and flat.note == "no spread (every deal -1)"
+    assert all(math.isnan(x) for x in (*flat.ci, flat.p_value)) and not flat.significant
+    normal = mean_summary([float(v) for v in range(1, 16)])  # 1..15: mean 8, sd sqrt(20), t(0.975, 14) = 2.1448
+    assert normal.note == "" and normal.n == 15 and normal.mean == 8.0
+    assert normal.ci == pytest.approx((5.52341365675266, 10.476586343247341), rel=1e-12)
+    assert normal.p_value == pytest.approx(7.002171827322289e-06, rel=1e-9) and normal.significant
+    for bad in ([[1.0, 2.0]], [1.0, math.nan]):
+        with pytest.raises(ValueError, match="values must be"):
+            mean_summary(bad)
+    with pytest.raises(ValueError, match="min_n must be >= 2"):
+        mean_summary([1.0, 2.0], min_n=1)
+
+
+def test_three_identical_deals_claim_no_certainty_in_the_result_and_table():
+    from training.evaluation.match import summarize_pair
+    from training.evaluation.stats import wilson_interval
+
+    r = summarize_pair([-1.0, -1.0, -1.0], [0.0, 0.0, 0.0], agent_a="ismcts", agent_b="heuristic", game="german_whist", hands=6)
+    assert r.points_per_hand == -1.0 and r.interval_note == "too few deals (3 < 15)"
+    assert all(math.isnan(x) for x in (*r.points_per_hand_ci, r.p_value)) and not r.significant
+    assert r.win_rate == 0.0 and r.win_rate_ci == wilson_interval(0.0, 3)
+    assert (round(r.win_rate_ci[0], 4), round(r.win_rate_ci[1], 4)) == (0.0, 0.5615)
+    row = format_table([r]).splitlines()[2].split()
+    assert "-1.000 [too few deals (3 < 15)]" in format_table([r]) and row[-2:] == ["n/a", "n/a"]
+    d = r.to_dict()
+    assert d["points_per_hand_ci"] == [None, None] and d["p_value"] is None and d["interval_note"] == "too few deals (3 < 15)"
+    one = summarize_pair([0.5], [1.0], agent_a="a", agent_b="b", game="classic_whist", hands=2)
+    assert one.interval_note == "too few deals (1 < 15)" and one.win_rate_ci == wilson_interval(1.0, 1)
+
+
+def test_fifteen_deals_get_t_intervals_and_a_test():
+    from training.evaluation.match import summarize_pair
+
+    diffs = [1, -1, 2, 0, 1, 3, -2, 1, 0, 2, 1, -1, 2, 1, 0]
+    wins = [1.0, 0.0, 1.0, 0.5, 1.0, 1.0, 0.0, 0.5, 0.5, 1.0, 0.5, 0.0, 1.0, 1.0, 0.5]
+    r = summarize_pair(diffs, wins, agent_a="a", agent_b="b", game="classic_whist", hands=30)
+    assert r.interval_note == "" and r.deals == 15
+    assert r.points_per_hand == pytest.approx(2 / 3)
+    assert r.points_per_hand_ci == pytest.approx((-0.07827218795297641, 1.4116055212863097), rel=1e-12)
+    assert r.p_value == pytest.approx(0.07554540544188022, rel=1e-9) and not r.significant
+    # win rate: t-interval of the shares (mean 0.6333, sd 0.3994, t(0.975, 14) = 2.1448), within [0, 1]
+    assert r.win_rate == pytest.approx(19 / 30)
+    assert r.win_rate_ci == pytest.approx((0.41215059420482647, 0.8545160724618401), rel=1e-12)
+    table = format_table([r])
+    assert "+0.667 [-0.078, +1.412]" in table and "0.076" in table.splitlines()[2]
+
+
+def test_cli_eval_of_three_deals_claims_no_significance(capsys, eval_only_cli):
+    """The reported case: three deals of IS-MCTS against the heuristic in German Whist."""
+    assert cli.main(["eval", "--game", "german_whist", "--agents", "ismcts:iters=20", "heuristic", "--deals", "3", "--quiet"]) == 0
+    out = capsys.readouterr().out
+    row = out.splitlines()[2]
+    assert "[too few deals (3 < 15)]" in row and row.split()[-2:] == ["n/a", "n/a"]
+    assert "<1e-4" not in out and "yes" not in row
+
+
+# ------------------------------------------------------------------------------ Ctrl-C keeps the finished deals
+class StopAt:
+    """Plays like ``inner`` and raises KeyboardInterrupt (as Ctrl-C does) at its ``n``-th decision."""
+
+    def __init__(self, inner, n):
+        self.inner, self.n, self.calls = inner, n, 0
+        self.name = getattr(inner, "name", type(inner).__name__)
+
+    def reseed(self, seed):
+        reseed = getattr(self.inner, "reseed", None)
+        if reseed is not None:
+            reseed(seed)
+
+    def act(self, observation, info_state=None):
+        self.calls += 1
+        if self.calls == self.n:
+            raise KeyboardInterrupt
+        return self.inner.act(observation, info_state)
+
+
+#: Decisions of the heuristic in one duplicate deal of Classic Whist: 26 cards a play, two plays.
+PER_DEAL = 52
+
+
+def test_interrupted_match_keeps_the_finished_deals():
+    from training.evaluation.match import MatchInterrupted
+
+    with pytest.raises(MatchInterrupted) as stopped:
+        evaluate_pair("classic_whist", StopAt(ClassicHeuristicAgent(), 3 * PER_DEAL + 1), RandomAgent(seed=0), 10, seed=2)
+    partial = stopped.value.result
+    assert isinstance(stopped.value, KeyboardInterrupt)
+    assert (partial.deals, partial.deals_requested, partial.complete) == (3, 10, False)
+    assert (partial.games, partial.hands) == (6, 6)
+    assert (partial.win_rate, partial.points_per_hand) == (0.5, 1.5)  # the first 3 deals: 3 of 6 hands won, +9 points
+    three = evaluate_pair("classic_whist", ClassicHeuristicAgent(), RandomAgent(seed=0), 3, seed=2)
+    assert three.complete and three.deals_requested == 3
+    same = ("win_rate", "win_rate_ci", "points_per_hand", "hands", "games", "interval_note")
+    assert {k: getattr(partial, k) for k in same} == {k: getattr(three, k) for k in same}
+
+
+def _stopping_registry(monkeypatch, n):
+    from agents import registry
+
+    real = registry.make_agent
+
+    def make_agent(spec, game, seed=None):
+        agent = real(spec, game, seed)
+        return StopAt(agent, n) if spec == "heuristic" else agent
+
+    monkeypatch.setattr(registry, "make_agent", make_agent)
+
+
+def test_cli_eval_ctrl_c_prints_and_saves_the_finished_deals(tmp_path, capsys, monkeypatch, eval_only_cli):
+    _stopping_registry(monkeypatch, 3 * PER_DEAL + 1)
+    out = tmp_path / "eval"
+    code = cli.main(["eval", "--agents", "heuristic", "random", "--deals", "10", "--seed", "2", "--out", str(out), "--quiet"])
+    assert code == 130
+    printed = capsys.readouterr()
+    lines = printed.out.splitlines()
+    assert lines[2].split()[:4] == ["heuristic", "random", "classic_whist", "3"] and " 3 of 10 " in lines[2]
+    assert lines[3] == "INCOMPLETE: heuristic vs random: 3 of 10 deals (interrupted; the row covers the deals played)"
+    last = printed.err.strip().splitlines()[-1]
+    assert last == (f"whist eval: interrupted: 0 of 1 matches finished; heuristic vs random stopped after 3 of 10 deals "
+                    f"(the table above, marked INCOMPLETE); results.json and results.csv in {out} say so (\"complete\": false)")
+    (data,) = json.loads((out / "results.json").read_text())
+    three = evaluate_pair("classic_whist", ClassicHeuristicAgent(), RandomAgent(), 3, seed=2)  # reseeded before every play
+    assert (data["complete"], data["deals"], data["deals_requested"], data["hands"]) == (False, 3, 10, 6)
+    assert (data["win_rate"], data["points_per_hand"]) == (three.win_rate, three.points_per_hand) == (0.5, 1.5)
+    (row,) = csv.DictReader((out / "results.csv").read_text().splitlines())
+    assert (row["complete"], row["deals"], row["deals_requested"]) == ("False", "3", "10")
+    assert not list(out.glob(".*.tmp"))  # written whole, through a renamed temporary file
+
+
+def test_cli_eval_ctrl_c_in_a_later_match_keeps_the_earlier_ones(tmp_path, capsys, monkeypatch, eval_only_cli):
+    _stopping_registry(monkeypatch, 4 * PER_DEAL + 2 * PER_DEAL + 1)  # 4 deals of the first match, 2 of the second
+    out = tmp_path / "eval"
+    assert cli.main(["eval", "--agents", "heuristic", "random", "random", "--deals", "4", "--out", str(out), "--quiet"]) == 130
+    printed = capsys.readouterr()
+    assert "INCOMPLETE: heuristic vs random#2: 2 of 4 deals" in printed.out
+    assert printed.err.strip().splitlines()[-1].startswith("whist eval: interrupted: 1 of 3 matches finished; "
+                                                          "heuristic vs random#2 stopped after 2 of 4 deals")
+    data = json.loads((out / "results.json").read_text())
+    assert [(d["agent_b"], d["deals"], d["deals_requested"], d["complete"]) for d in data] == \
+        [("random", 4, 4, True), ("random#2", 2, 4, False)]

@@ -9,7 +9,8 @@ import math
 import pytest
 
 from training.cli import main
-from training.evaluation.ratings import compute_leaderboard, compute_leaderboards
+from training.evaluation.match import DealOutcome, PlayOutcome
+from training.evaluation.ratings import RANKING_NOTE, compute_leaderboard, compute_leaderboards, format_leaderboard
 from training.evaluation.store import ResultsStore
 
 AGENTS = ["random", "heuristic", "random"]
@@ -56,7 +57,7 @@ def test_leaderboard_recomputes_the_league_printout(league, capsys):
     db, printed = league
     assert main(["leaderboard", "--db", str(db), "--game", "classic_whist"]) == 0
     recomputed = capsys.readouterr().out
-    assert "Leaderboard: classic_whist" in recomputed and "win rate A [95% CI]" in recomputed
+    assert "Leaderboard: classic_whist" in recomputed and "win rate A, per hand [95% CI]" in recomputed
     assert printed.endswith(recomputed)
     assert main(["leaderboard", "--db", str(db)]) == 0  # every game: the same single board
     assert capsys.readouterr().out == recomputed
@@ -127,3 +128,84 @@ def test_ctrl_c_stops_the_workers_at_once(tmp_path):
     assert child.returncode == 130, out
     assert "interrupted" in out and "run the same command again to resume" in out
     assert "Traceback" not in out, out
+
+
+# ------------------------------------------------------------------------------ one measure, labelled
+def _two_agent_store(path, deals_by_match):
+    """A store with agents ``pimc`` (id 1) and ``heuristic`` (id 2) and one match per entry of
+    ``deals_by_match``: ``(agent_a, agent_b, {deal index: (points of play 0, points of play 1)})``
+    (A on side 0 in play 0, on side 1 in play 1), all over the same deals (seed 0)."""
+    store = ResultsStore(path)
+    ids = {"pimc": store.agent_id("pimc", "pimc"), "heuristic": store.agent_id("heuristic", "heuristic")}
+    for a, b, deals in deals_by_match:
+        x, y = ids[a], ids[b]
+        match = store.match_id("german_whist", {"episode": "hand"}, 0, x, y, True, [[x, y], [y, x]])
+        for index, plays in deals.items():
+            store.add_deal(match, DealOutcome(index, 100 + index, tuple(PlayOutcome(k, p, 1) for k, p in enumerate(plays))))
+    return store
+
+
+#: pimc wins deal 0 by 3 points a hand and loses deals 1 and 2 by 1: more hands and points, fewer deals
+UPSET = {0: ((3, 0), (0, 3)), 1: ((1, 0), (3, 0)), 2: ((1, 0), (3, 0))}
+
+
+def test_leaderboard_says_it_ranks_by_deals_and_shows_them(tmp_path):
+    with _two_agent_store(tmp_path / "r.sqlite", [("pimc", "heuristic", UPSET)]) as store:
+        board = compute_leaderboard(store, "german_whist", {"episode": "hand"})
+    (pair,) = board.pairs
+    assert (pair.agent_a, pair.win_rate, pair.points_per_hand) == ("pimc", 4 / 6, 1 / 3)  # the table's measures favour pimc
+    first, second = board.ratings
+    assert (first.name, first.wins, first.draws, first.losses, first.deal_win_rate) == ("heuristic", 2, 0, 1, 2 / 3)
+    assert (second.name, second.wins, second.draws, second.losses, second.deal_win_rate) == ("pimc", 1, 0, 2, 1 / 3)
+    assert (round(first.mu, 4), round(first.sigma, 4), round(first.ordinal, 4)) == (27.7725, 7.5821, 5.0261)
+    assert (round(second.mu, 4), round(second.sigma, 4), round(second.ordinal, 4)) == (22.2275, 7.5821, -0.519)
+    text = format_leaderboard(board).splitlines()
+    note = RANKING_NOTE.splitlines()
+    assert text[1:1 + len(note)] == note and note[0].startswith("Ranked by ordinal = mu - 3*sigma")
+    assert "a deal is won by the side with more points over all its plays" in RANKING_NOTE
+    table = text[1 + len(note):5 + len(note)]
+    assert table[0].split() == ["rank", "agent", "ordinal", "mu", "sigma", "deals", "deals", "won", "drawn", "lost", "deal",
+                                "win", "rate"]
+    assert table[2].split() == ["1", "heuristic", "5.03", "27.77", "7.58", "3", "2", "0", "1", "66.7%"]
+    assert table[3].split() == ["2", "pimc", "-0.52", "22.23", "7.58", "3", "1", "0", "2", "33.3%"]
+    shown = [float(row.split()[2]) for row in table[2:]]
+    assert shown == sorted(shown, reverse=True)  # ranked by the ordinal it shows
+    joined = "\n".join(text)
+    assert "in hands won (ties count half; not the deals the ranking counts)" in joined
+    assert "win rate A, per hand [95% CI]" in joined and "66.7% [20.8, 93.9]" in joined
+
+
+# ------------------------------------------------------------------------------ a pair is one match
+def test_a_pair_is_one_match_whatever_the_order(tmp_path, capsys):
+    db = str(tmp_path / "r.sqlite")
+    league = ["league", "--game", "classic_whist", "--deals", "4", "--seed", "3", "--db", db, "--quiet"]
+    assert main(league + ["--agents", "heuristic", "random"]) == 0
+    first = capsys.readouterr().out
+    assert first.startswith("played 4 deals, skipped 0")
+    assert main(league + ["--agents", "random", "heuristic"]) == 0
+    second = capsys.readouterr().out
+    assert second.startswith("played 0 deals, skipped 4")
+    assert second.split("\n", 1)[1] == first.split("\n", 1)[1]  # the same leaderboard
+    with ResultsStore(db) as store:
+        (match,) = store.matches()
+        assert [store.agents()[i].name for i in (match.agent_a, match.agent_b)] == ["heuristic", "random"]
+        assert store.count_outcomes() == 8
+        (board,) = compute_leaderboards(store)
+        assert board.deals == 4 and [r.deals for r in board.ratings] == [4, 4]
+    assert main(league[:4] + ["6"] + league[5:] + ["--agents", "random", "heuristic"]) == 0  # grown in the stored orientation
+    assert capsys.readouterr().out.startswith("played 2 deals, skipped 4")
+    with ResultsStore(db) as store:
+        assert len(store.matches()) == 1 and store.stored_deals(1) == set(range(6))
+
+
+def test_leaderboard_counts_deals_stored_in_both_orientations_once(tmp_path):
+    """A store written before a pair was one match may hold A-B and B-A over the same deals."""
+    swapped = {0: ((9, 0), (9, 0)), 1: ((9, 0), (9, 0)), 3: ((0, 1), (1, 0))}  # heuristic as A; only deal 3 is new
+    with _two_agent_store(tmp_path / "r.sqlite", [("pimc", "heuristic", UPSET), ("heuristic", "pimc", swapped)]) as store:
+        board = compute_leaderboard(store, "german_whist", {"episode": "hand"})
+    assert board.deals == 4
+    (pair,) = board.pairs
+    assert (pair.agent_a, pair.deals, pair.hands) == ("pimc", 4, 8)
+    # deals 0-2 from the first-stored match; deal 3 from the other, turned: pimc won both hands by 1
+    assert pair.points_per_hand == (3 - 1 - 1 + 1) / 4 and pair.win_rate == (1 + 0.5 + 0.5 + 1) / 4
+    assert {r.name: (r.deals, r.wins, r.losses) for r in board.ratings} == {"pimc": (4, 2, 2), "heuristic": (4, 2, 2)}

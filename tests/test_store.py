@@ -63,8 +63,8 @@ def test_other_schema_version_is_refused(tmp_path):
 def test_agent_identity_hashes_checkpoints(tmp_path):
     ckpt = tmp_path / "a.pt"
     ckpt.write_bytes(b"weights")
-    assert agent_identity("random") == ("random", None)
-    assert agent_identity(f"checkpoint:{ckpt}") == ("checkpoint", file_sha256(ckpt))
+    assert agent_identity("random", "classic_whist") == ("random", None)
+    assert agent_identity(f"checkpoint:{ckpt}", "classic_whist") == ("checkpoint", file_sha256(ckpt))
     with ResultsStore(tmp_path / "r.sqlite") as store:
         a1 = store.agent_id("ckpt", "checkpoint", "aa")
         assert store.agent_id("ckpt", "checkpoint", "aa") == a1
@@ -161,3 +161,48 @@ def test_store_survives_kill_during_league(tmp_path):
                  "--db", str(db), "--quiet"]) == 0
     with ResultsStore(db) as store:
         assert store.stored_deals(store.matches()[0].id) == set(range(n + 2))
+
+
+def test_agent_identity_covers_zoo_files_and_nested_specs(tmp_path, monkeypatch):
+    import hashlib
+
+    from agents.learned import zoo
+
+    monkeypatch.setattr(zoo, "ZOO_DIR", tmp_path)
+    agent = tmp_path / "classic_whist.pt"
+    agent.write_bytes(b"actor v1")
+    v1 = hashlib.sha256(b"actor v1").hexdigest()
+    assert agent_identity("zoo", "classic_whist") == ("zoo", v1) == agent_identity("ZOO:classic_whist", "classic_whist")
+    agent.write_bytes(b"actor v2")  # retrained: a new player
+    assert agent_identity("zoo", "classic_whist") == ("zoo", hashlib.sha256(b"actor v2").hexdigest())
+    ckpt = tmp_path / "Rollout.pt"
+    ckpt.write_bytes(b"rollout weights")
+    assert agent_identity(f"PIMC:rollout=Checkpoint:{ckpt},worlds=4", "classic_whist") == \
+        ("pimc", hashlib.sha256(b"rollout weights").hexdigest())
+    assert agent_identity("ismcts:rollout=zoo", "classic_whist") == ("ismcts", hashlib.sha256(b"actor v2").hexdigest())
+    assert agent_identity("pimc:worlds=4", "classic_whist") == ("pimc", None)
+    # an rllib policy folder: both of its files, as "<sha256> <name>" lines
+    from agents.learned.rllib import METADATA_FILE, WEIGHTS_FILE
+
+    policy = tmp_path / "policy"
+    policy.mkdir()
+    (policy / WEIGHTS_FILE).write_bytes(b"w")
+    (policy / METADATA_FILE).write_bytes(b"m")
+    lines = f"{hashlib.sha256(b'w').hexdigest()} {WEIGHTS_FILE}\n{hashlib.sha256(b'm').hexdigest()} {METADATA_FILE}\n"
+    assert agent_identity(f"rllib:{policy}", "classic_whist") == ("rllib", hashlib.sha256(lines.encode()).hexdigest())
+    with pytest.raises(ValueError, match="unknown agent spec 'minimax'"):
+        agent_identity("pimc:rollout=minimax", "classic_whist")
+    with pytest.raises(OSError):
+        agent_identity(f"checkpoint:{tmp_path / 'missing.pt'}", "classic_whist")
+
+
+def test_league_names_players_by_canonical_spec(tmp_path, capsys):
+    """``PIMC:z=1.0,...`` and ``pimc:...`` are one player: the second league adds no agent, no match, no deal."""
+    db = str(tmp_path / "r.sqlite")
+    for spec in ("pimc:worlds=1,rollouts=1,exact=0", "PIMC:Rollouts=1,WORLDS=1,exact=0,z=1.0,seed=3"):
+        assert main(["league", "--game", "german_whist", "--agents", spec, "heuristic", "--deals", "2", "--db", db, "--quiet"]) == 0
+    assert "played 0 deals, skipped 2" in capsys.readouterr().out
+    with ResultsStore(db) as store:
+        assert sorted(a.name for a in store.agents().values()) == \
+            ["heuristic", "pimc:exact=0,rollout=heuristic,rollouts=1,worlds=1,z=1"]
+        assert len(store.matches()) == 1 and store.count_outcomes() == 4

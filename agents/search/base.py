@@ -29,6 +29,9 @@ class SearchAgent:
 
     KIND: str = ""
     OPTIONS: Mapping[str, Callable[[str], Any]] = {}
+    #: The options whose value is an agent spec (built by ``make_policy``; canonical and hashed
+    #: with the agent's own identity, :func:`agents.registry.canonical_spec`).
+    SPEC_OPTIONS: tuple[str, ...] = ("rollout",)
 
     def _start_search(self, game: str, rollout: str, seed: int | None, make_policy: PolicyFactory) -> None:
         """Set ``rollout`` (a :class:`Rollout` of the agent spec ``rollout``, built by

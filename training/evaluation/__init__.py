@@ -11,6 +11,7 @@ module             what it holds
 ``store``          the SQLite results store (one transaction per deal)
 ``ratings``        openskill ratings and pairwise results recomputed from the store
 ``league``         ``whist league`` (stored round robin) and ``whist leaderboard``
+``seed_ranges``    the disjoint seed ranges TRAINING, DEVELOPMENT and REPORT, and their checks
 =================  ===========================================================================
 
 Imports point down: ``stats`` ← ``match`` ← ``bidding``, ``store`` ← ``ratings`` ← ``league``;

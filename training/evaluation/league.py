@@ -5,7 +5,11 @@ Every pair of the listed agents plays ``--deals`` duplicate deals with
 :func:`training.evaluation.match.evaluate_pair` (the same deals for every pair, from ``--seed``).
 Each deal is written to the results store (:mod:`training.evaluation.store`) as soon as it is
 finished; deals already stored for the same game, options, seed and agents are skipped, so an
-interrupted league resumes where it stopped and a repeated one adds nothing. At the end the
+interrupted league resumes where it stopped and a repeated one adds nothing. A pair is one match
+whatever the order the agents are listed in (``--agents A B`` and ``--agents B A`` play and store
+the same match, in the orientation stored first). Agents are named by their canonical specs
+(:func:`agents.registry.canonical_spec`) and told apart by the hashes of what they load
+(:func:`training.evaluation.store.agent_identity`). At the end the
 leaderboard of the game and options (every match stored for them,
 :mod:`training.evaluation.ratings`) is printed; ``whist leaderboard`` prints the same text at any
 time.
@@ -51,15 +55,25 @@ def run_league(args: Any) -> int:
     """
     setup = prepare_match(args.game, args.agents, args.deals, args.seed, args.option, "league", args.workers, args.ray)
     g, agents, labels = setup.game, setup.agents, setup.labels
-    identities = [agent_identity(spec) for spec in args.agents]
+    identities = []
+    for typed, spec in zip(args.agents, setup.specs):
+        try:
+            identities.append(agent_identity(spec, args.game))
+        except (ValueError, OSError) as err:
+            raise CommandError(f"bad agent spec {typed!r}: cannot hash the files it loads: {err}") from None
     store = open_store(args.db)
     with store:
         ids = [store.agent_id(label, kind, sha) for label, (kind, sha) in zip(labels, identities)]
         start = time.perf_counter()
         played = skipped = 0
         try:
-            for i in range(len(agents)):
-                for j in range(i + 1, len(agents)):
+            for first in range(len(agents)):
+                for second in range(first + 1, len(agents)):
+                    # one match per pair, whatever the listed order: the stored orientation, or
+                    # for a new pair the agent stored first as A
+                    found = store.find_match(args.game, setup.options, args.seed, ids[first], ids[second], True)
+                    flip = found.agent_a == ids[second] if found is not None else ids[second] < ids[first]
+                    i, j = (second, first) if flip else (first, second)
                     seats = [[ids[i] if g.side_of(seat) == side else ids[j] for seat in range(g.num_players)]
                              for side in range(g.num_sides)]
                     match = store.match_id(args.game, setup.options, args.seed, ids[i], ids[j], True, seats)

@@ -15,10 +15,13 @@ Statistics (all from A's point of view, over the ``deals`` per-deal values, 95% 
 
 * ``points_per_hand``: A's side's points minus B's (the mean of the other sides' points in
   games with more than two sides) per hand played; t-interval and a one-sample t-test of
-  "mean = 0" (``p_value``; ``significant`` when ``p < 0.05``).
+  "mean = 0" (``p_value``; ``significant`` when ``p < 0.05``). Below
+  :data:`~training.evaluation.stats.MIN_DEALS` deals, or when every deal gave the same value,
+  there is no interval and no test (``interval_note`` says why; :mod:`training.evaluation.stats`).
 * ``win_rate``: share of plays in which A's side scored more points than B's (a tie counts
   half; with more than two sides, the mean over the other sides); t-interval over the deals,
-  clipped to [0, 1].
+  clipped to [0, 1], or Wilson's score interval over the deals where there is no t-interval
+  (conservative: a deal's share varies no more than one win or loss).
 
 Statistics come from :mod:`training.evaluation.stats`. Command line (:func:`run_eval`):
 ``whist eval --game classic_whist --agents heuristic random --deals 2000``.
@@ -29,26 +32,29 @@ from __future__ import annotations
 import concurrent.futures
 import contextlib
 import csv
+import io
 import json
 import math
 import multiprocessing
+import os
 import pickle
 import signal
 import sys
 import tempfile
 import threading
 import time
+import uuid
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
-from tqdm import tqdm
 
 from agents.base import Policy
 from training.errors import CommandError, Interrupted
-from training.evaluation.stats import ALPHA, t_summary, wilson_interval
+from training.evaluation.stats import mean_summary, wilson_interval
+from training.progress import progress_bar
 from whist_env.envs.policy_action import policy_action
 from whist_env.records import GameRecorder, write_records
 
@@ -67,13 +73,20 @@ class PairResult:
         points_per_hand: mean points per hand of A's side minus B's side.
         points_per_hand_ci: 95% t-interval ``(low, high)`` of ``points_per_hand`` over deals.
         p_value: two-sided p-value of "A and B score the same" (one-sample t-test on the per-deal
-            means); ``nan`` with fewer than two deals.
-        significant: ``p_value < 0.05``.
+            means); ``nan`` (and ``points_per_hand_ci`` too) with fewer than
+            :data:`~training.evaluation.stats.MIN_DEALS` deals or when every deal gave the same value.
+        significant: ``p_value < 0.05`` (``False`` when there is no test).
         games: number of plays (episodes): ``deals × sides`` with duplicate deals, else ``deals``.
         duplicate: whether each deal was replayed with the sides swapped.
         seed: the seed the deals were drawn from.
         options: rule options the games were played with.
         seconds: wall-clock time of the match.
+        interval_note: ``""`` when the t-intervals and the test are given, else why not
+            (``"too few deals (3 < 15)"``, ``"no spread (every deal -1)"``).
+        deals_requested: deals the match was to play (``num_deals`` less the skipped ones;
+            ``None`` given: ``deals``).
+        complete: whether every requested deal was played (``False``: the match was interrupted
+            and the statistics cover the ``deals`` played before).
     """
 
     agent_a: str
@@ -92,6 +105,13 @@ class PairResult:
     seed: int = 0
     options: dict[str, Any] = field(default_factory=dict)
     seconds: float = 0.0
+    interval_note: str = ""
+    deals_requested: int | None = None
+    complete: bool = True
+
+    def __post_init__(self) -> None:
+        if self.deals_requested is None:
+            self.deals_requested = self.deals
 
     def to_dict(self) -> dict[str, Any]:
         """Plain JSON-ready dict (tuples become lists, ``nan`` becomes ``None``)."""
@@ -106,6 +126,23 @@ class PairResult:
 
 def _finite_or_none(v: Any) -> Any:
     return None if isinstance(v, float) and not math.isfinite(v) else v
+
+
+class MatchInterrupted(KeyboardInterrupt):
+    """Ctrl-C (or SIGTERM, which the command line turns into it) stopped :func:`evaluate_pair`.
+
+    A :class:`KeyboardInterrupt`, so code that stops on Ctrl-C still does.
+
+    Attributes:
+        result: the :class:`PairResult` of the deals finished before the interruption
+            (``complete`` false, ``deals`` of ``deals_requested``; every statistic over those
+            deals only).
+    """
+
+    def __init__(self, result: PairResult) -> None:
+        super().__init__(f"{result.agent_a} vs {result.agent_b} interrupted after {result.deals} of "
+                         f"{result.deals_requested} deals")
+        self.result = result
 
 
 @dataclass(frozen=True)
@@ -169,28 +206,31 @@ def summarize_pair(diff_per_deal: Sequence[float], win_per_deal: Sequence[float]
         fields: the other :class:`PairResult` fields (``agent_a``, ``agent_b``, ``game``,
             ``hands``, ``games``, ...); ``deals`` defaults to the number of values.
     Returns:
-        the result with means, 95% t-intervals (win rate clipped to [0, 1]; a Wilson interval
-        when every deal gave the same win share) and p-value.
+        the result with means, 95% t-intervals (win rate clipped to [0, 1]) and p-value; below
+        :data:`~training.evaluation.stats.MIN_DEALS` deals or with no spread, no points interval
+        and no test (``nan``, ``significant`` false, ``interval_note`` saying why) and Wilson's
+        interval of the win rate over the deals (``(nan, nan)`` for no deals).
     """
     diffs = np.asarray(diff_per_deal, dtype=float)
     wins = np.asarray(win_per_deal, dtype=float)
-    ppH, ppH_ci, p = t_summary(diffs)
-    wr, (wr_lo, wr_hi), _ = t_summary(wins - 0.5)
-    wr += 0.5
-    if len(wins) >= 2 and float(wins.std(ddof=1)) == 0.0:
-        # every deal gave the same share (e.g. 100% or all split pairs): the t-interval has no
-        # width, which says nothing about the next deals; use Wilson's score interval instead
-        wr_ci = wilson_interval(wr, len(wins))
+    points = mean_summary(diffs)
+    share = mean_summary(wins - 0.5)
+    wr = share.mean + 0.5
+    if share.note:
+        # too few deals, or every deal the same share (e.g. 100% or all split pairs): a
+        # t-interval says nothing about the next deals; Wilson's score interval does
+        wr_ci = wilson_interval(wr, len(wins)) if len(wins) else (math.nan, math.nan)
     else:
-        wr_ci = (max(0.0, wr_lo + 0.5), min(1.0, wr_hi + 0.5)) if math.isfinite(wr_lo) else (math.nan, math.nan)
+        wr_ci = (max(0.0, share.ci[0] + 0.5), min(1.0, share.ci[1] + 0.5))
     fields.setdefault("deals", len(diffs))
     return PairResult(
         win_rate=wr,
         win_rate_ci=wr_ci,
-        points_per_hand=ppH,
-        points_per_hand_ci=ppH_ci,
-        p_value=p,
-        significant=bool(math.isfinite(p) and p < ALPHA),
+        points_per_hand=points.mean,
+        points_per_hand_ci=points.ci,
+        p_value=points.p_value,
+        significant=points.significant,
+        interval_note=points.note,
         **fields,
     )
 
@@ -450,7 +490,8 @@ def evaluate_pair(
         options: rule options merged over ``{"episode": "hand"}``.
         duplicate: replay each deal once per side (A on side 0, then side 1, …); otherwise each
             deal is played once, A's side rotating from deal to deal.
-        progress: show a tqdm bar (rate and ETA) on stderr.
+        progress: show progress (rate and ETA) on stderr: a bar on a terminal, else a plain line
+            now and then (:func:`training.progress.progress_bar`).
         labels: names of A and B in the result (default: the agents' ``name``).
         on_deal: called with a :class:`DealOutcome` as soon as each deal's plays are finished
             (e.g. to store it); an exception it raises stops the match.
@@ -475,6 +516,9 @@ def evaluate_pair(
         ValueError: on an unknown game, an invalid rule option, ``num_deals < 1``, a negative
             seed, ``workers < 1``, an agent that cannot be pickled for the workers, Ray missing
             or unreachable (with ``ray_address``), or an illegal action by an agent.
+        MatchInterrupted: Ctrl-C (a :class:`KeyboardInterrupt`) during the match; its
+            ``result`` summarises the deals finished before (a deal counts once its records are
+            written and ``on_deal`` has returned).
     """
     module = _game_module(game)
     if not isinstance(num_deals, (int, np.integer)) or num_deals < 1:
@@ -500,24 +544,28 @@ def evaluate_pair(
         records_path.parent.mkdir(parents=True, exist_ok=True)
         if not skip:
             records_path.write_text("")
-    bar = tqdm(total=num_deals, desc=f"{name_a} vs {name_b}", unit="deal", file=sys.stderr, disable=not progress, dynamic_ncols=True,
-               initial=num_deals - len(todo))
+    bar = progress_bar(total=num_deals, desc=f"{name_a} vs {name_b}", unit="deal", disable=not progress, dynamic_ncols=True,
+                       initial=num_deals - len(todo))
+    interrupted = False
     try:
         with _played_deals(player, todo, int(workers), ray_address) as outcomes:
             for outcome, deal_records in outcomes:
                 diff, win, hands_sum = deal_values(outcome.plays, n_sides)
-                diff_per_deal.append(diff)
-                win_per_deal.append(win)
-                total_hands += hands_sum
-                games += len(outcome.plays)
                 if deal_records:
                     write_records(deal_records, records_path)
                 if on_deal is not None:
                     on_deal(outcome)
+                # counted only now: an interruption above leaves this deal out of the result
+                diff_per_deal.append(diff)
+                win_per_deal.append(win)
+                total_hands += hands_sum
+                games += len(outcome.plays)
                 bar.update(1)
+    except KeyboardInterrupt:
+        interrupted = True
     finally:
         bar.close()
-    return summarize_pair(
+    result = summarize_pair(
         diff_per_deal,
         win_per_deal,
         agent_a=name_a,
@@ -529,7 +577,12 @@ def evaluate_pair(
         seed=int(seed),
         options=opts,
         seconds=time.perf_counter() - start,
+        deals_requested=len(todo),
+        complete=not interrupted,
     )
+    if interrupted:
+        raise MatchInterrupted(result) from None
+    return result
 
 
 # ---------------------------------------------------------------------------------- output
@@ -537,26 +590,41 @@ def _fmt(v: float, spec: str) -> str:
     return "n/a" if not math.isfinite(v) else format(v, spec)
 
 
+def _play_unit(results: Sequence[PairResult]) -> str:
+    """What one play of the results is: ``"hand"`` or ``"game"`` (``episode``), else ``"play"``."""
+    episodes = {str(r.options.get("episode", "hand")) for r in results}
+    return episodes.pop() if len(episodes) == 1 and episodes <= {"hand", "game"} else "play"
+
+
 def format_table(results: list[PairResult]) -> str:
-    """A plain-text table, one row per pair: deals, hands, A's win rate and points per hand
-    (A minus B) with their 95% intervals, the p-value and whether the difference is significant.
+    """A plain-text table, one row per pair: deals, hands, A's win rate (the share of plays won:
+    the column says per hand or per game) and points per hand (A minus B) with their 95%
+    intervals, the p-value and whether the difference is significant. Where there is no
+    t-interval the points cell says why (``+0.250 [too few deals (3 < 15)]``) and the p-value and
+    significance read ``n/a``. An interrupted match shows its deals as ``137 of 500``, and a line
+    ``INCOMPLETE: A vs B: 137 of 500 deals ...`` follows the table.
     """
-    header = ["agent A", "agent B", "game", "deals", "hands", "win rate A [95% CI]", "points/hand A-B [95% CI]", "p-value", "sig."]
+    unit = _play_unit(results)
+    header = ["agent A", "agent B", "game", "deals", "hands", f"win rate A, per {unit} [95% CI]", "points/hand A-B [95% CI]",
+              "p-value", "sig."]
     rows = []
     for r in results:
         lo, hi = r.win_rate_ci
         plo, phi = r.points_per_hand_ci
+        points = f"{_fmt(r.points_per_hand, '+.3f')} " + (f"[{r.interval_note}]" if r.interval_note else
+                                                          f"[{_fmt(plo, '+.3f')}, {_fmt(phi, '+.3f')}]")
+        tested = math.isfinite(r.p_value)
         rows.append(
             [
                 r.agent_a,
                 r.agent_b,
                 r.game,
-                str(r.deals),
+                str(r.deals) if r.complete else f"{r.deals} of {r.deals_requested}",
                 str(r.hands),
                 f"{_fmt(100 * r.win_rate, '.1f')}% [{_fmt(100 * lo, '.1f')}, {_fmt(100 * hi, '.1f')}]",
-                f"{_fmt(r.points_per_hand, '+.3f')} [{_fmt(plo, '+.3f')}, {_fmt(phi, '+.3f')}]",
-                "n/a" if not math.isfinite(r.p_value) else (f"{r.p_value:.2g}" if r.p_value >= 1e-4 else "<1e-4"),
-                "yes" if r.significant else "no",
+                points,
+                "n/a" if not tested else (f"{r.p_value:.2g}" if r.p_value >= 1e-4 else "<1e-4"),
+                "n/a" if not tested else "yes" if r.significant else "no",
             ]
         )
     widths = [max(len(x) for x in col) for col in zip(header, *rows)]
@@ -567,18 +635,39 @@ def format_table(results: list[PairResult]) -> str:
 
     out = [line(header), line(["-" * w for w in widths])]
     out += [line(r) for r in rows]
+    out += [f"INCOMPLETE: {r.agent_a} vs {r.agent_b}: {r.deals} of {r.deals_requested} deals (interrupted; "
+            "the row covers the deals played)" for r in results if not r.complete]
     return "\n".join(out)
 
 
 _CSV_FIELDS = [
     "agent_a", "agent_b", "game", "deals", "games", "hands", "win_rate", "win_rate_ci_low", "win_rate_ci_high",
     "points_per_hand", "points_per_hand_ci_low", "points_per_hand_ci_high", "p_value", "significant",
-    "duplicate", "seed", "options", "seconds",
+    "duplicate", "seed", "options", "seconds", "interval_note", "deals_requested", "complete",
 ]
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through a temporary file beside it and a rename, so that a crash
+    or Ctrl-C leaves either the old file or the new one, never half of one."""
+    # not tempfile.mkstemp: its file is private (mode 0600); this one gets the usual umask mode
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.{uuid.uuid4().hex[:8]}.tmp")
+    try:
+        with tmp.open("x", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def save_results(results: list[PairResult], out_dir: str | Path) -> list[Path]:
     """Write ``results.json`` (a list of :meth:`PairResult.to_dict`) and ``results.csv`` (one row per pair).
+
+    Each file is replaced whole (written beside it, then renamed): an interruption leaves the
+    previous file or the new one. A row of an interrupted match has ``"complete": false`` and
+    ``deals`` (played) below ``deals_requested``.
 
     Args:
         results: match results.
@@ -592,17 +681,18 @@ def save_results(results: list[PairResult], out_dir: str | Path) -> list[Path]:
     out.mkdir(parents=True, exist_ok=True)
     dicts = [r.to_dict() for r in results]
     json_path = out / "results.json"
-    json_path.write_text(json.dumps(dicts, indent=2) + "\n")
     csv_path = out / "results.csv"
-    with csv_path.open("w", newline="") as f:
-        writer = csv.DictWriter(f, fieldnames=_CSV_FIELDS)
-        writer.writeheader()
-        for d in dicts:
-            row = {k: d[k] for k in _CSV_FIELDS if k in d}
-            row["win_rate_ci_low"], row["win_rate_ci_high"] = d["win_rate_ci"]
-            row["points_per_hand_ci_low"], row["points_per_hand_ci_high"] = d["points_per_hand_ci"]
-            row["options"] = json.dumps(d["options"], sort_keys=True)
-            writer.writerow(row)
+    buffer = io.StringIO(newline="")
+    writer = csv.DictWriter(buffer, fieldnames=_CSV_FIELDS)
+    writer.writeheader()
+    for d in dicts:
+        row = {k: d[k] for k in _CSV_FIELDS if k in d}
+        row["win_rate_ci_low"], row["win_rate_ci_high"] = d["win_rate_ci"]
+        row["points_per_hand_ci_low"], row["points_per_hand_ci_high"] = d["points_per_hand_ci"]
+        row["options"] = json.dumps(d["options"], sort_keys=True)
+        writer.writerow(row)
+    _write_atomically(json_path, json.dumps(dicts, indent=2) + "\n")
+    _write_atomically(csv_path, buffer.getvalue())
     return [json_path, csv_path]
 
 
@@ -642,25 +732,30 @@ def unique_labels(specs: Sequence[str]) -> list[str]:
 @dataclass
 class MatchSetup:
     """A checked line-up for ``whist eval`` / ``whist league``: the rule options (with
-    ``episode="hand"`` unless given), the rules object of those options, the agents and their
-    unique labels."""
+    ``episode="hand"`` unless given), the rules object of those options, the agents, their
+    unique labels (the canonical specs, a repeated one with ``#2``, ...) and their canonical
+    specs (:func:`agents.registry.canonical_spec`)."""
 
     options: dict[str, Any]
     game: Any
     agents: list[Policy]
     labels: list[str]
+    specs: list[str] = field(default_factory=list)
 
 
 def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option_pairs: Sequence[tuple[str, Any]],
                   command: str, workers: int = 1, ray_address: str | None = None) -> MatchSetup:
     """Check the arguments of a match command and build its agents.
 
+    The agents are named by their canonical specs (:func:`agents.registry.canonical_spec`:
+    ``pimc`` and ``PIMC:z=1.0`` are one player), a spec listed again getting ``#2``, ...
+
     Raises:
         CommandError: on an unknown game, fewer than two specs, ``deals < 1``, ``seed < 0``,
             ``workers < 1``, ``--ray`` without Ray installed or with an address where nothing
             listens, a bad rule option or a bad agent spec (the message names it).
     """
-    from agents.registry import make_agent
+    from agents.registry import canonical_spec, make_agent
     from whist_env import GAMES
 
     if game not in GAMES:
@@ -685,10 +780,11 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
     except (ValueError, TypeError) as err:
         raise CommandError(f"bad --option: {err}") from None
     rules = probe.game
-    agents = []
+    agents, canonical = [], []
     for i, spec in enumerate(specs):
         try:
             agents.append(make_agent(spec, game, seed=seed + 1 + i))
+            canonical.append(canonical_spec(spec, game))
         except (ValueError, OSError, ImportError, RuntimeError, KeyError) as err:
             raise CommandError(f"bad agent spec {spec!r}: {err}") from None
     obs_size = probe.observation_space(probe.possible_agents[0])["observation"].shape[0]
@@ -702,7 +798,7 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
         if note:
             print(f"whist {command}: note: {spec} was trained with {note}; this match uses the game's options "
                   f"(add --option KEY=VALUE to match)", file=sys.stderr)
-    return MatchSetup(options=options, game=rules, agents=agents, labels=unique_labels(specs))
+    return MatchSetup(options=options, game=rules, agents=agents, labels=unique_labels(canonical), specs=canonical)
 
 
 def records_path(folder: str | Path, game: str, label_a: str, label_b: str) -> Path:
@@ -714,13 +810,47 @@ def records_path(folder: str | Path, game: str, label_a: str, label_b: str) -> P
     return Path(folder) / f"{game}__{safe(label_a)}__vs__{safe(label_b)}.jsonl"
 
 
+def _interrupted_eval(args: Any, pairs: Sequence[tuple[int, int]], labels: Sequence[str], options: Mapping[str, Any],
+                      results: list[PairResult], stop: KeyboardInterrupt) -> Interrupted:
+    """After Ctrl-C in ``whist eval``: print the table of what finished (the interrupted match's
+    row marked incomplete), write it to ``--out``, and return the :class:`Interrupted` to raise."""
+    finished = len(results)
+    if isinstance(stop, MatchInterrupted):
+        partial = stop.result
+    else:  # between two matches: the next one had not started
+        i, j = pairs[min(finished, len(pairs) - 1)]
+        partial = summarize_pair([], [], agent_a=labels[i], agent_b=labels[j], game=args.game, hands=0,
+                                 duplicate=not args.no_duplicate, seed=int(args.seed), options=dict(options),
+                                 deals_requested=int(args.deals), complete=False)
+    shown = results + ([partial] if finished < len(pairs) else [])
+    print(format_table(shown))
+    parts = [f"{finished} of {len(pairs)} matches finished"]
+    if finished < len(pairs):
+        parts.append(f"{partial.agent_a} vs {partial.agent_b} stopped after {partial.deals} of {partial.deals_requested} deals "
+                     "(the table above, marked INCOMPLETE)")
+    if args.out:
+        try:
+            paths = save_results(shown, args.out)
+            parts.append(f"{' and '.join(p.name for p in paths)} in {args.out} say so (\"complete\": false)")
+        except OSError as err:
+            parts.append(f"--out {args.out}: not written: {err}")
+    else:
+        parts.append("nothing saved (no --out)")
+    if args.records:
+        parts.append(f"the records of the finished deals are in {args.records}")
+    return Interrupted("; ".join(parts))
+
+
 def run_eval(args: Any) -> int:
     """Carry out ``whist eval`` (arguments: :func:`training.cli.configure_eval`): print the table,
     optionally save JSON/CSV, records and bidding statistics; returns 0.
 
     Raises:
         CommandError: bad game, option, deal count, seed or agent spec.
-        Interrupted: Ctrl-C; the message says which records were kept (nothing else is saved).
+        Interrupted: Ctrl-C (or SIGTERM); the table of the finished matches and of the deals
+            finished in the interrupted one is printed first (that row marked ``INCOMPLETE``),
+            ``--out`` receives it (``"complete": false``, ``deals`` of ``deals_requested``), and
+            the message says what was kept.
     """
     setup = prepare_match(args.game, args.agents, args.deals, args.seed, args.option, "eval", args.workers, args.ray)
     agents, labels = setup.agents, setup.labels
@@ -746,12 +876,8 @@ def run_eval(args: Any) -> int:
                                          records_path=path, workers=args.workers, ray_address=args.ray))
             if args.records:
                 print(f"wrote {path}", file=sys.stderr)
-    except KeyboardInterrupt:
-        if results:
-            print(format_table(results))
-        kept = f"; the records of the finished deals are in {args.records}" if args.records else ""
-        shown = "the table above holds them, nothing saved" if results else "no table, nothing saved"
-        raise Interrupted(f"{len(results)} of {len(pairs)} matches finished ({shown}){kept}") from None
+    except KeyboardInterrupt as stop:
+        raise _interrupted_eval(args, pairs, labels, setup.options, results, stop) from None
     saved = save_results(results, args.out) if args.out else []
     print(format_table(results))
     total = sum(r.seconds for r in results)

@@ -16,6 +16,17 @@ group:
   matches, turned to the pair's first-stored orientation) is summarised with
   :func:`training.evaluation.match.deal_values` and :func:`training.evaluation.match.summarize_pair`: win rate
   and points per hand with 95% t-intervals over deals, the same statistics as ``whist eval``.
+
+Two measures, labelled apart. The ranking counts *deals* (won on points over the deal's plays);
+the pairwise win rate counts *hands* (plays) and the points are per hand. They can disagree: an
+agent that wins one deal by many points and loses two by one point has won more hands and more
+points but fewer deals, and ranks lower. So the printed ranking says what it ranks by, shows the
+ordinal it is sorted by and each agent's deals won, drawn and lost with its deal win rate, and the
+pairwise columns say they count hands.
+
+Each deal counts once per pair: a store written before a pair was one match whatever the order
+(``--agents A B``, then ``--agents B A``) may hold both orientations over the same deals; the
+deals of the first-stored match are counted and the same deal indices of the other left out.
 """
 
 from __future__ import annotations
@@ -39,7 +50,8 @@ class AgentRating:
         name: display name (agent name, plus ``@<hash prefix>`` for a checkpoint).
         mu, sigma: openskill skill mean and standard deviation (rating points).
         ordinal: ``mu - 3 * sigma``.
-        deals: duplicate deals played; wins, draws, losses: their outcomes for this agent.
+        deals: duplicate deals played; wins, draws, losses: their outcomes for this agent (a deal
+            is won by the side with more points over all its plays).
     """
 
     name: str
@@ -50,6 +62,11 @@ class AgentRating:
     wins: int
     draws: int
     losses: int
+
+    @property
+    def deal_win_rate(self) -> float:
+        """Share of deals won, a draw counting half, in [0, 1] (``nan`` with no deals)."""
+        return (self.wins + 0.5 * self.draws) / self.deals if self.deals else math.nan
 
 
 @dataclass
@@ -139,13 +156,20 @@ def _leaderboard(store: ResultsStore, matches: list[MatchRow]) -> Leaderboard:
     orientation: dict[frozenset[int], tuple[int, int]] = {}
     values: dict[frozenset[int], dict[str, Any]] = {}
     events: list[tuple[int, str, str, int, int, int, float]] = []
-    for m in matches:
+    # deal indices already counted per (pair, seed, duplicate): the same deals stored in both
+    # orientations (a store written before a pair was one match) count once, first-stored
+    counted: dict[tuple[frozenset[int], int, bool], set[int]] = defaultdict(set)
+    for m in sorted(matches, key=lambda m: m.id):
         pair = frozenset((m.agent_a, m.agent_b))
         orientation.setdefault(pair, (m.agent_a, m.agent_b))
         flip = orientation[pair] != (m.agent_a, m.agent_b)
         v = values.setdefault(pair, {"diff": [], "win": [], "hands": 0, "games": 0, "duplicate": True})
         v["duplicate"] = v["duplicate"] and m.duplicate
+        seen = counted[(pair, m.seed, m.duplicate)]
         for deal in store.deals(m.id):
+            if deal.index in seen:
+                continue
+            seen.add(deal.index)
             diff, win, hands = deal_values(deal.plays, len(deal.plays[0].points))
             v["diff"].append(-diff if flip else diff)
             v["win"].append(1.0 - win if flip else win)
@@ -196,25 +220,37 @@ def _pct(v: float) -> str:
     return "n/a" if not math.isfinite(v) else f"{100 * v:.1f}%"
 
 
+#: The line above the rating table: what the ranking ranks by, and how it differs from the pairwise tables.
+RANKING_NOTE = ("Ranked by ordinal = mu - 3*sigma of openskill Plackett-Luce ratings, one update per duplicate deal:\n"
+                "a deal is won by the side with more points over all its plays (equal points: drawn). The pairwise\n"
+                "tables below count hands won and points per hand, which can order two agents otherwise.")
+
+
 def format_leaderboard(board: Leaderboard) -> str:
-    """Plain text: a header line, the rating table, the pairwise win-rate matrix and the pairwise
-    table of :func:`training.evaluation.match.format_table` (win rates and points per hand with 95% CIs)."""
+    """Plain text: a header line, :data:`RANKING_NOTE`, the rating table (rank, agent, the ordinal
+    it is ranked by, mu, sigma, deals and the deals won, drawn and lost, the deal win rate), the
+    pairwise win-rate matrix (hands won) and the pairwise table of
+    :func:`training.evaluation.match.format_table` (win rates per hand and points per hand with
+    95% CIs)."""
     lines = [
         f"Leaderboard: {board.game}, options {canonical_json(board.options)}: {len(board.ratings)} agents, "
         f"{len(board.pairs)} pairs, {board.deals} duplicate deals",
     ]
     if not board.ratings:
         return lines[0] + "\n(nothing stored)"
-    lines.append("openskill Plackett-Luce, one update per duplicate deal; ordinal = mu - 3*sigma; won/drawn/lost count deals")
-    header = ["rank", "agent", "mu", "sigma", "ordinal", "deals", "won", "drawn", "lost"]
+    lines.append(RANKING_NOTE)
+    header = ["rank", "agent", "ordinal", "mu", "sigma", "deals", "deals won", "drawn", "lost", "deal win rate"]
     table = [
-        [str(k), r.name, f"{r.mu:.2f}", f"{r.sigma:.2f}", f"{r.ordinal:.2f}", str(r.deals), str(r.wins), str(r.draws), str(r.losses)]
+        [str(k), r.name, f"{r.ordinal:.2f}", f"{r.mu:.2f}", f"{r.sigma:.2f}", str(r.deals), str(r.wins), str(r.draws), str(r.losses),
+         _pct(r.deal_win_rate)]
         for k, r in enumerate(board.ratings, 1)
     ]
     lines += _align(header, table, left={1})
     names, rate, low, high = board.win_rate_matrix()
+    unit = {"hand": "hands", "game": "games"}.get(str(board.options.get("episode", "hand")), "plays")
     lines.append("")
-    lines.append("Win rate of the row agent against the column agent (ties count half):")
+    lines.append(f"Win rate of the row agent against the column agent, in {unit} won (ties count half; "
+                 "not the deals the ranking counts):")
     matrix = [[n] + ["-" if i == j else _pct(rate[i, j]) for j in range(len(names))] for i, n in enumerate(names)]
     lines += _align([""] + names, matrix, left={0})
     lines.append("")

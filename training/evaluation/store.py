@@ -3,10 +3,14 @@
 One file (default ``runs/results.sqlite``) holds:
 
 * ``meta``: ``schema_version`` (this code reads and writes :data:`SCHEMA_VERSION`).
-* ``agents``: ``id``, ``name`` (the label used on the command line, e.g. ``heuristic`` or
-  ``random#2``), ``kind`` (``random``, ``heuristic``, ``checkpoint``, ...) and
-  ``checkpoint_sha256`` (hex digest of the checkpoint file, ``NULL`` for other kinds). An agent
-  is identified by all three, so a retrained checkpoint at the same path is a new agent.
+* ``agents``: ``id``, ``name`` (the canonical spec, :func:`agents.registry.canonical_spec`, e.g.
+  ``heuristic`` or ``pimc:exact=auto,rollout=heuristic,rollouts=48,worlds=8,z=1``, with ``#2``,
+  ``#3`` ... for a spec listed again in one league), ``kind`` (``random``, ``heuristic``,
+  ``checkpoint``, ``pimc``, ...) and ``checkpoint_sha256`` (hex SHA-256 of what the agent loads:
+  the file of a ``checkpoint:`` or ``zoo:`` agent, the zip of ``sb3:``, the policy files of
+  ``rllib:`` and those of a nested ``rollout=`` spec, :func:`agent_identity`; ``NULL`` when it
+  loads nothing). An agent is identified by all three, so a retrained checkpoint or zoo agent at
+  the same path is a new agent.
 * ``matches``: ``id``, ``game``, ``options`` (canonical JSON of the rule options, including the
   ``episode`` default), ``seed`` (seed of the deals), ``agent_a``, ``agent_b`` (agent ids),
   ``duplicate`` (0/1: every deal replayed once per side), ``seats`` (JSON: for each play index,
@@ -20,7 +24,9 @@ One file (default ``runs/results.sqlite``) holds:
 Natural keys are ``UNIQUE``: a match by ``(game, options, seed, agent_a, agent_b, duplicate)``,
 an outcome by ``(match_id, deal_index, play_index)``. Running the same evaluation again finds the
 same match and skips the deals already stored (:meth:`ResultsStore.stored_deals`), so nothing is
-counted twice.
+counted twice. A pair of agents is one match whatever the order they are listed in: a league
+looks for the pair in either orientation first (:meth:`ResultsStore.find_match`) and plays it
+in the stored one.
 
 Durability: the file uses SQLite's write-ahead log, and all plays of one deal are written in one
 transaction (:meth:`ResultsStore.add_deal`), so a killed evaluation loses at most the deal in
@@ -159,17 +165,32 @@ def file_sha256(path: str | Path) -> str:
     return digest.hexdigest()
 
 
-def agent_identity(spec: str) -> tuple[str, str | None]:
-    """``(kind, checkpoint_sha256)`` of an agent spec such as ``"random"`` or ``"checkpoint:PATH"``.
+def agent_identity(spec: str, game: str) -> tuple[str, str | None]:
+    """``(kind, checkpoint_sha256)`` of an agent spec such as ``"random"``, ``"zoo"``,
+    ``"checkpoint:PATH"`` or ``"pimc:rollout=checkpoint:PATH"`` for ``game``.
 
+    Args:
+        spec: an agent spec (:func:`agents.registry.make_agent`), canonical or not.
+        game: a game name of ``whist_env.GAMES``.
+    Returns:
+        the lower-case kind, and the hex SHA-256 of the files the agent loads
+        (:func:`agents.registry.loaded_files`): of the file itself when it loads one (as stored
+        for checkpoints before), of the lines ``"<file's sha256> <file name>\\n"`` when it loads several,
+        ``None`` when it loads none.
     Raises:
-        OSError: when a checkpoint file cannot be read.
+        ValueError: a bad spec (:func:`agents.registry.canonical_spec`).
+        OSError: when a file cannot be read.
     """
-    kind, sep, rest = spec.strip().partition(":")
-    kind = kind.lower()
-    if kind == "checkpoint" and sep:
-        return kind, file_sha256(rest)
-    return kind, None
+    from agents.registry import canonical_spec, loaded_files
+
+    kind = canonical_spec(spec, game).partition(":")[0]
+    files = loaded_files(spec, game)
+    if not files:
+        return kind, None
+    if len(files) == 1:
+        return kind, file_sha256(files[0])
+    lines = "".join(f"{file_sha256(path)} {path.name}\n" for path in files)
+    return kind, hashlib.sha256(lines.encode()).hexdigest()
 
 
 class ResultsStore:
@@ -282,6 +303,21 @@ class ResultsStore:
                 key,
             ).fetchone()
         return int(row[0])
+
+    def find_match(self, game: str, options: Mapping[str, Any], seed: int, agent_a: int, agent_b: int,
+                   duplicate: bool) -> MatchRow | None:
+        """The stored match of the pair ``{agent_a, agent_b}`` with this game, options, seed and
+        duplicate flag, in either orientation (its ``agent_a`` says which), or ``None``; the
+        first-stored one if both orientations are stored."""
+        key = (game, canonical_json(dict(options)), int(seed), int(bool(duplicate)))
+        row = self.conn.execute(
+            "SELECT id FROM matches WHERE game = ? AND options = ? AND seed = ? AND duplicate = ? AND "
+            "((agent_a = ? AND agent_b = ?) OR (agent_a = ? AND agent_b = ?)) ORDER BY id LIMIT 1",
+            (*key, int(agent_a), int(agent_b), int(agent_b), int(agent_a)),
+        ).fetchone()
+        if row is None:
+            return None
+        return next(m for m in self.matches(game) if m.id == row[0])
 
     def matches(self, game: str | None = None) -> list[MatchRow]:
         """Matches (optionally of one game), by id."""
