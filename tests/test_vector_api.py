@@ -72,3 +72,22 @@ def test_bad_seeds_are_refused(seed):
 def test_cuda_without_cuda_is_refused_clearly():
     with pytest.raises(ValueError, match="CUDA is not available"):
         vector.make("classic_whist", 2, device="cuda")
+
+
+@pytest.mark.parametrize("game", sorted(vector.GAMES))
+def test_every_public_read_of_the_state_before_reset_is_refused_and_changes_nothing(game):
+    env, twin = vector.make(game, 2, seed=3), vector.make(game, 2, seed=3)
+    refused = {
+        "observe": env.observe,
+        "state": env.state,
+        "action_mask": env.action_mask,
+        "current_deal": lambda: env.current_deal(0),
+        "step": lambda: env.step(torch.zeros(2, dtype=torch.int64)),
+    }
+    for method, call in refused.items():
+        with pytest.raises(RuntimeError, match=rf"^{game}: call reset\(\) before {method}\(\)$"):
+            call()
+    for x, y in zip(env.reset(), twin.reset()):
+        assert torch.equal(x, y)
+    assert torch.equal(env.state(), twin.state())
+    assert env.current_deal(1) == twin.current_deal(1)

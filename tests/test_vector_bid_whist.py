@@ -17,18 +17,8 @@ from dataclasses import replace
 
 import pytest
 import torch
-from vector_harness import (
-    B,
-    Differential,
-    assert_deals_refused,
-    assert_illegal_refused,
-    assert_non_action_refused,
-    assert_options_refused,
-    one_torch_thread,  # noqa: F401  (an autouse fixture: one torch thread in this module)
-    option_id,
-    per_game_tensors,
-    step_randomly,
-)
+import vector_harness as harness
+from vector_harness import one_torch_thread  # noqa: F401  (an autouse fixture: one torch thread in this module)
 
 from whist_env import bid_whist_v0, vector
 from whist_env.rules.bid_whist import BID_BASE, DECLARE_BASE, KITTY_SIZE, PASS, bid_of
@@ -59,14 +49,14 @@ def _staggered_start(env, raws, seed: int):
     length = 4 + (KITTY_SIZE + 1 + 12 * 4 if env.options.kitty else 1 + 13 * 4)
     weights = _call_weights(env)
     generator = torch.Generator().manual_seed(seed + 1)
-    snapshots, played = [per_game_tensors(env)], []
+    snapshots, played = [harness.per_game_tensors(env)], []
     mask = env.action_mask()
     for _ in range(length - 1):
         actions = torch.multinomial(mask.float() * weights, 1, generator=generator).squeeze(1)
         played.append(actions.tolist())
         _obs, mask, _seat, _rewards, done = env.step(actions)
         assert not done.any()
-        snapshots.append(per_game_tensors(env))
+        snapshots.append(harness.per_game_tensors(env))
     offsets = [i % length for i in range(env.num_envs)]
     for name in snapshots[0]:
         getattr(env, name).copy_(torch.stack([snapshots[k][name][i] for i, k in enumerate(offsets)]))
@@ -87,7 +77,7 @@ def _tally_contract(counts: dict, i: int, raw, ended: bool, memo) -> None:
 
 
 #: counts also contracts made and set, hands where the defenders scored, and Bostons
-BID_WHIST = Differential(
+BID_WHIST = harness.Differential(
     "bid_whist",
     bid_whist_v0,
     state_every=23,
@@ -131,13 +121,13 @@ OPTION_SETS = [
 HANDS = 2_000
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=option_id)
+@pytest.mark.parametrize("options", OPTION_SETS, ids=harness.option_id)
 def test_batched_equals_reference_under_random_play(options):
     per_hand = 4 + (KITTY_SIZE + 1 + 48 if options.get("kitty", True) else 1 + 52)
-    steps = -(-HANDS // B) * per_hand + per_hand  # the staggered games end their first hands over one hand's steps
+    steps = -(-HANDS // harness.B) * per_hand + per_hand  # the staggered games end their first hands over one hand's steps
     counts = STAGGERED.play(options, steps=steps, seed=len(options))
     assert counts["hands"] >= HANDS
-    assert counts["episodes"] >= (HANDS if options.get("episode") == "hand" else B)
+    assert counts["episodes"] >= (HANDS if options.get("episode") == "hand" else harness.B)
     assert counts["made"] > 0 and counts["set"] > 0
     if options.get("defenders_score", True):
         assert counts["defenders_scored"] > 0
@@ -249,12 +239,12 @@ def test_a_trick_of_four_suitless_cards(options, winner):
 def test_broken_deal_names_the_game():
     hands = BOSTON_DEAL["hands"]
     broken = {"hands": {**hands, "player_1": hands["player_0"]}, "dealer": "player_2"}
-    assert_deals_refused(
+    harness.assert_deals_refused(
         vector.make("bid_whist", 4),
         (2, broken, ".*more than one seat"),
         (1, {**BOSTON_DEAL, "kitty": "AS 3S 2S AH AD AC".split()}, "kitty cards are also in a hand"),
     )
-    assert_deals_refused(vector.make("bid_whist", 2, kitty=False), (0, {"kitty": BOSTON_DEAL["kitty"]}, ".*kitty.* not allowed with kitty=False"))
+    harness.assert_deals_refused(vector.make("bid_whist", 2, kitty=False), (0, {"kitty": BOSTON_DEAL["kitty"]}, ".*kitty.* not allowed with kitty=False"))
 
 
 def test_illegal_action_names_game_action_and_legal_labels_and_changes_nothing():
@@ -266,16 +256,16 @@ def test_illegal_action_names_game_action_and_legal_labels_and_changes_nothing()
     # a card in the auction, the first action not legal in the discard, a pass in the discard, a
     # card in the declaration, a declaration in the play
     for steps, phase, illegal_label in ((1, "auction", "2C"), (3, "discard", None), (2, "discard", "pass"), (4, "declare", "2C"), (3, "play", "trump:C")):
-        obs, mask, _seat = step_randomly(env, mask, steps, generator, weights)
+        obs, mask, _seat = harness.step_randomly(env, mask, steps, generator, weights)
         assert env.rules.PHASES[int(env.phase[game])] == phase
         actions = mask.float().argmax(dim=1)
         actions[game] = int((~mask[game]).nonzero()[0, 0]) if illegal_label is None else env.rules.action_id(illegal_label)
-        assert_illegal_refused(env, actions, game, obs, mask)
-    assert_non_action_refused(env, mask.float().argmax(dim=1), 3, 82, mask)
+        harness.assert_illegal_refused(env, actions, game, obs, mask)
+    harness.assert_non_action_refused(env, mask.float().argmax(dim=1), 3, 82, mask)
 
 
 def test_invalid_options_are_refused():
-    assert_options_refused(
+    harness.assert_options_refused(
         "bid_whist",
         ({"min_bid": 8}, "min_bid"),
         ({"big_joker": "green"}, "big_joker"),

@@ -12,18 +12,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-from vector_harness import (
-    B,
-    Differential,
-    assert_deals_refused,
-    assert_illegal_refused,
-    assert_non_action_refused,
-    assert_options_refused,
-    discourage_revokes,
-    one_torch_thread,  # noqa: F401  (an autouse fixture: one torch thread in this module)
-    option_id,
-    step_randomly,
-)
+import vector_harness as harness
+from vector_harness import one_torch_thread  # noqa: F401  (an autouse fixture: one torch thread in this module)
 
 from whist_env import classic_whist_v0, vector
 
@@ -39,13 +29,7 @@ DEAL = {
 }
 
 
-def _policy_weights(env, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """Uniform random legal play; in the revoke mode a card that does not follow suit while the
-    hand could is 200 times less likely than one that does (most hands are played out)."""
-    return discourage_revokes(env, obs, mask.float())
-
-
-CLASSIC = Differential("classic_whist", classic_whist_v0, state_every=13, weights=_policy_weights)
+CLASSIC = harness.Differential("classic_whist", classic_whist_v0, state_every=13, weights=harness.revoke_averse_weights)
 
 
 OPTION_SETS = [
@@ -59,11 +43,11 @@ OPTION_SETS = [
 ]
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=option_id)
+@pytest.mark.parametrize("options", OPTION_SETS, ids=harness.option_id)
 def test_batched_equals_reference_under_random_play(options):
     counts = CLASSIC.play(options, steps=52 * HANDS_PER_GAME + 17, seed=len(options))
-    assert counts["hands"] >= HANDS_PER_GAME * B >= 2000  # every slot played its hands (and is 17 cards into one more)
-    assert counts["episodes"] >= B  # ... and ended at least one episode on average
+    assert counts["hands"] >= HANDS_PER_GAME * harness.B >= 2000  # every slot played its hands (and is 17 cards into one more)
+    assert counts["episodes"] >= harness.B  # ... and ended at least one episode on average
     if options.get("max_hands") == 3:
         assert counts["truncated"] > 0
 
@@ -83,7 +67,7 @@ def test_fixed_deals_replay_in_both_engines():
 
 def test_broken_deal_names_the_game():
     broken = {"hands": {**DEAL, "player_1": DEAL["player_0"]}, "dealer": "player_2"}
-    assert_deals_refused(vector.make("classic_whist", 4), (2, broken, ".*more than one seat"))
+    harness.assert_deals_refused(vector.make("classic_whist", 4), (2, broken, ".*more than one seat"))
 
 
 def test_refused_resets_and_early_steps_change_nothing():
@@ -91,7 +75,7 @@ def test_refused_resets_and_early_steps_change_nothing():
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(torch.zeros(4, dtype=torch.int64))
     generator = env.generator.get_state()
-    assert_deals_refused(
+    harness.assert_deals_refused(
         env,
         (1, {"hands": DEAL, "dealer": "player_9"}, "unknown dealer 'player_9'"),
         (2, {"hands": {"north": DEAL["player_0"]}}, r"unknown agent\(s\) \['north'\]"),
@@ -103,17 +87,15 @@ def test_refused_resets_and_early_steps_change_nothing():
 
 
 def test_illegal_action_names_game_action_and_legal_labels_and_changes_nothing():
-    env = vector.make("classic_whist", 16, seed=5)
-    _obs, mask, _seat = env.reset()
-    obs, mask, _seat = step_randomly(env, mask, 6, torch.Generator().manual_seed(5))  # into the second trick
+    env, obs, mask = harness.random_position("classic_whist", 6, num_envs=16, seed=5)  # into the second trick
     game = 7
     actions = mask.float().argmax(dim=1)
     actions[game] = int((~mask[game]).nonzero()[0, 0])
-    assert_illegal_refused(env, actions, game, obs, mask, names=("hands", "played", "trick_cards", "scores", "current_player"))
-    assert_non_action_refused(env, actions, game, 52, mask)
+    harness.assert_illegal_refused(env, actions, game, obs, mask, names=("hands", "played", "trick_cards", "scores", "current_player"))
+    harness.assert_non_action_refused(env, actions, game, 52, mask)
 
 
 def test_unsupported_games_and_options_are_refused():
     with pytest.raises(ValueError, match=r"does not play 'hearts'; it plays \[.*'classic_whist'.*\]"):
         vector.make("hearts", 4)
-    assert_options_refused("classic_whist", ({"allow_revoke": "yes"}, "allow_revoke"), ({"target_score": 0}, "target_score"))
+    harness.assert_options_refused("classic_whist", ({"allow_revoke": "yes"}, "allow_revoke"), ({"target_score": 0}, "target_score"))

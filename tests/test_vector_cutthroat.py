@@ -12,18 +12,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-import torch
-from vector_harness import (
-    B,
-    Differential,
-    assert_deals_refused,
-    assert_illegal_refused,
-    assert_non_action_refused,
-    assert_options_refused,
-    one_torch_thread,  # noqa: F401  (an autouse fixture: one torch thread in this module)
-    option_id,
-    step_randomly,
-)
+import vector_harness as harness
+from vector_harness import one_torch_thread  # noqa: F401  (an autouse fixture: one torch thread in this module)
 
 from whist_env import cutthroat_whist_v0, vector
 from whist_env.engine.cards import card_from_str
@@ -47,7 +37,7 @@ def _longest_game(counts: dict, i: int, raw) -> None:
 
 
 #: counts also the most hands one game took ("longest_game")
-CUTTHROAT = Differential("cutthroat_whist", cutthroat_whist_v0, state_every=17, tallies=("longest_game",), on_end=_longest_game)
+CUTTHROAT = harness.Differential("cutthroat_whist", cutthroat_whist_v0, state_every=17, tallies=("longest_game",), on_end=_longest_game)
 
 
 # every option of RULES.md §7.5 and §1.9: both decks, both joker rankings and Big Jokers, target
@@ -68,12 +58,12 @@ OPTION_SETS = [
 HANDS_PER_GAME_SLOT = 32  # 32 × 64 = 2,048 hands per option set
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=option_id)
+@pytest.mark.parametrize("options", OPTION_SETS, ids=harness.option_id)
 def test_batched_equals_reference_under_random_play(options):
     decisions_per_hand = 51 if options.get("deck") == "52" else 54
     counts = CUTTHROAT.play(options, steps=decisions_per_hand * HANDS_PER_GAME_SLOT + 20, seed=len(options))
-    assert counts["hands"] >= 2000 and counts["hands"] == HANDS_PER_GAME_SLOT * B  # and 20 cards into the next
-    assert counts["episodes"] >= B  # ... and ended at least one episode on average
+    assert counts["hands"] >= 2000 and counts["hands"] == HANDS_PER_GAME_SLOT * harness.B  # and 20 cards into the next
+    assert counts["episodes"] >= harness.B  # ... and ended at least one episode on average
     if "max_hands" in options:
         assert counts["truncated"] > 0
     if "num_hands" in options:
@@ -111,26 +101,24 @@ def test_fixed_deal_with_deck_52_keeps_its_dead_card_hidden():
 def test_broken_deal_names_the_game():
     twice = {"hands": {**DEAL_54, "player_1": DEAL_54["player_0"]}, "dealer": "player_2"}
     short = {"hands": {**DEAL_54, "player_2": DEAL_54["player_2"][:-1]}}
-    assert_deals_refused(vector.make("cutthroat_whist", 4), (2, twice, ".*more than one seat"), (0, short, "seat 2 must hold 18 cards"))
+    harness.assert_deals_refused(vector.make("cutthroat_whist", 4), (2, twice, ".*more than one seat"), (0, short, "seat 2 must hold 18 cards"))
     jokers = {"hands": {**DEAL_52, "player_0": [*DEAL_52["player_0"][:-1], "JKR"]}}
-    assert_deals_refused(vector.make("cutthroat_whist", 2, deck="52"), (1, jokers, r"seat 0: cards \['JKR'\] are not in this game's deck"))
+    harness.assert_deals_refused(vector.make("cutthroat_whist", 2, deck="52"), (1, jokers, r"seat 0: cards \['JKR'\] are not in this game's deck"))
 
 
 def test_illegal_action_names_game_action_and_legal_labels_and_changes_nothing():
-    env = vector.make("cutthroat_whist", 16, seed=5, deck="52")
-    _obs, mask, _seat = env.reset()
-    obs, mask, _seat = step_randomly(env, mask, 4, torch.Generator().manual_seed(5))  # into the second trick
+    env, obs, mask = harness.random_position("cutthroat_whist", 4, num_envs=16, seed=5, deck="52")  # into the second trick
     game = 7
     actions = mask.float().argmax(dim=1)
     names = ("hands", "played", "trick_cards", "scores", "current_player", "tricks_won", "shown_out")
     for illegal, label in ((int((~mask[game, :52]).nonzero()[0, 0]), None), (52, "JKR")):
         actions[game] = illegal
-        assert_illegal_refused(env, actions, game, obs, mask, names=names, label=label)
-    assert_non_action_refused(env, actions, game, 54, mask)
+        harness.assert_illegal_refused(env, actions, game, obs, mask, names=names, label=label)
+    harness.assert_non_action_refused(env, actions, game, 54, mask)
 
 
 def test_invalid_options_are_refused_as_the_reference_refuses_them():
-    assert_options_refused(
+    harness.assert_options_refused(
         "cutthroat_whist",
         ({"deck": "53"}, r"invalid value '53' for option 'deck'"),
         ({"big_joker": "blue"}, r"option 'big_joker'"),

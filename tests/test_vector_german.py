@@ -18,18 +18,9 @@ from dataclasses import replace
 import numpy as np
 import pytest
 import torch
+import vector_harness as harness
 from new_games_helpers import DECK_52, fill_deal
-from vector_harness import (
-    B,
-    Differential,
-    assert_deals_refused,
-    assert_illegal_refused,
-    assert_non_action_refused,
-    assert_options_refused,
-    one_torch_thread,  # noqa: F401  (an autouse fixture: one torch thread in this module)
-    option_id,
-    step_randomly,
-)
+from vector_harness import one_torch_thread  # noqa: F401  (an autouse fixture: one torch thread in this module)
 
 from whist_env import german_whist_v0, vector
 from whist_env.engine.cards import card_from_str, mask_from_strs, mask_of, mask_to_str
@@ -45,7 +36,7 @@ def _matches_played_on(counts: dict, i: int, raw, ended: bool, memo) -> None:
 
 
 #: every hand is 52 decisions: the hands of all games end together; the global state every 11 steps
-GERMAN = Differential(
+GERMAN = harness.Differential(
     "german_whist", german_whist_v0, state_every=11, hand_length=HAND, tallies=("matches_played_on",), on_hand=_matches_played_on
 )
 
@@ -62,11 +53,11 @@ OPTION_SETS = [
 ]
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=option_id)
+@pytest.mark.parametrize("options", OPTION_SETS, ids=harness.option_id)
 def test_batched_equals_reference_under_random_play(options):
     counts = GERMAN.play(options, steps=HAND * HANDS_PER_GAME_SLOT + 17, seed=len(options))
-    assert counts["hands"] == B * HANDS_PER_GAME_SLOT >= 2_000  # and 17 cards into one more hand
-    assert counts["episodes"] >= B
+    assert counts["hands"] == harness.B * HANDS_PER_GAME_SLOT >= 2_000  # and 17 cards into one more hand
+    assert counts["episodes"] >= harness.B
     if options.get("max_hands", 200) < 200:
         assert counts["truncated"] > 0
     if options.get("best_of", 1) > 1:
@@ -121,7 +112,7 @@ def test_fixed_deals_replay_in_both_engines():
 def test_broken_deal_names_the_game():
     hands, stock = _deal(1)
     overlapping = {"hands": hands, "dealer": "player_0", "stock": [hands["player_0"][0], *stock[1:]]}
-    assert_deals_refused(
+    harness.assert_deals_refused(
         vector.make("german_whist", 4),
         (2, overlapping, r"stock cards \['.*'\] are also in a hand"),
         (0, {"hands": hands, "stock": stock[:-1]}, "stock must be 26 distinct cards"),
@@ -130,19 +121,17 @@ def test_broken_deal_names_the_game():
 
 
 def test_illegal_action_names_game_action_and_legal_labels_and_changes_nothing():
-    env = vector.make("german_whist", 16, seed=5)
-    _obs, mask, _seat = env.reset()
-    obs, mask, _seat = step_randomly(env, mask, 5, torch.Generator().manual_seed(5))  # into the third trick, after two stock draws
+    env, obs, mask = harness.random_position("german_whist", 5, num_envs=16, seed=5)  # into the third trick, after two stock draws
     game = 7
     actions = mask.float().argmax(dim=1)
     actions[game] = int((~mask[game]).nonzero()[0, 0])
     names = ("hands", "played", "trick_cards", "scores", "current_player", "stock_left", "stock_mask", "known", "stock_tricks_won")
-    assert_illegal_refused(env, actions, game, obs, mask, names=names)
-    assert_non_action_refused(env, actions, game, 52, mask)
+    harness.assert_illegal_refused(env, actions, game, obs, mask, names=names)
+    harness.assert_non_action_refused(env, actions, game, 52, mask)
 
 
 def test_invalid_options_are_refused_naming_them():
-    assert_options_refused(
+    harness.assert_options_refused(
         "german_whist",
         ({"best_of": 2}, "best_of"),
         ({"first_leader": "eldest"}, "first_leader"),

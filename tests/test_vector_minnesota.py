@@ -12,18 +12,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-from vector_harness import (
-    B,
-    Differential,
-    assert_deals_refused,
-    assert_illegal_refused,
-    assert_non_action_refused,
-    assert_options_refused,
-    discourage_revokes,
-    one_torch_thread,  # noqa: F401  (an autouse fixture: one torch thread in this module)
-    option_id,
-    step_randomly,
-)
+import vector_harness as harness
+from vector_harness import one_torch_thread  # noqa: F401  (an autouse fixture: one torch thread in this module)
 
 from whist_env import minnesota_whist_v0, vector
 from whist_env.engine.cards import card_from_str
@@ -51,7 +41,7 @@ def _policy_weights(env, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     red = (suit == 1) | (suit == 2)
     bidding = obs[:, env.layout["phase"].start] == 1
     weights = torch.where(bidding[:, None] & red, 3 * weights, weights)
-    return discourage_revokes(env, obs, weights)
+    return harness.discourage_revokes(env, obs, weights)
 
 
 def _contracts(env) -> tuple[torch.Tensor, torch.Tensor]:
@@ -73,7 +63,7 @@ def _tally_wins(counts: dict, i: int, raw) -> None:
 
 #: counts also the hands annulled by a revoke ("annulled", not in "hands"), High and Low hands, High
 #: hands the Grand side lost ("grand_set") and episodes someone won ("wins")
-MINNESOTA = Differential(
+MINNESOTA = harness.Differential(
     "minnesota_whist",
     minnesota_whist_v0,
     state_every=13,
@@ -97,12 +87,12 @@ OPTION_SETS = [
 ]
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=option_id)
+@pytest.mark.parametrize("options", OPTION_SETS, ids=harness.option_id)
 def test_batched_equals_reference_under_random_play(options):
     counts = MINNESOTA.play(options, min_hands=MIN_HANDS, seed=len(options))
     assert counts["hands"] >= MIN_HANDS
     assert counts["high"] >= 100 and counts["low"] >= 100 and counts["grand_set"] >= 100
-    assert counts["episodes"] >= B  # episodes ended at different hands: the games sit at different points
+    assert counts["episodes"] >= harness.B  # episodes ended at different hands: the games sit at different points
     if options.get("allow_revoke"):
         assert counts["annulled"] >= 100
     if options.get("max_hands") is not None:
@@ -144,7 +134,7 @@ def test_bid_cards_reveal_until_the_first_black_card(grand_leader, first_lead):
 def test_broken_deal_names_the_game():
     broken = {"hands": {**DEAL, "player_1": DEAL["player_0"]}, "dealer": "player_2"}
     short = {"hands": {**DEAL, "player_3": DEAL["player_3"][:12]}}
-    assert_deals_refused(vector.make("minnesota_whist", 4), (2, broken, ".*more than one seat"), (0, short, "seat 3 must hold 13 cards"))
+    harness.assert_deals_refused(vector.make("minnesota_whist", 4), (2, broken, ".*more than one seat"), (0, short, "seat 3 must hold 13 cards"))
 
 
 STATE = ("hands", "played", "trick_cards", "scores", "current_player", "phase", "bid_cards", "revealed", "contract")
@@ -155,17 +145,17 @@ def test_illegal_actions_name_game_action_and_legal_labels_and_change_nothing():
     obs, mask, seat = env.reset()
     actions = mask.float().argmax(dim=1)
     actions[4] = int((~mask[4]).nonzero()[0, 0])  # a bid card not in one's hand
-    assert_illegal_refused(env, actions, 4, obs, mask, names=STATE)
-    obs, mask, seat = step_randomly(env, mask, 4 + 6, torch.Generator().manual_seed(5))  # the bid cards, then into the second trick
+    harness.assert_illegal_refused(env, actions, 4, obs, mask, names=STATE)
+    obs, mask, seat = harness.step_randomly(env, mask, 4 + 6, torch.Generator().manual_seed(5))  # the bid cards, then into the second trick
     unfollowed = (obs[:, env.layout["hand"]] == 1) & ~mask  # cards in hand that do not follow suit
     game = int(unfollowed.any(dim=1).nonzero()[0, 0])
     actions = mask.float().argmax(dim=1)
     actions[game] = int(unfollowed[game].nonzero()[0, 0])
-    assert_illegal_refused(env, actions, game, obs, mask, names=STATE)
-    assert_non_action_refused(env, actions, game, 52, mask)
+    harness.assert_illegal_refused(env, actions, game, obs, mask, names=STATE)
+    harness.assert_non_action_refused(env, actions, game, 52, mask)
 
 
 def test_invalid_options_are_refused():
-    assert_options_refused(
+    harness.assert_options_refused(
         "minnesota_whist", ({"grand_leader": "up"}, "grand_leader"), ({"best_of": 2}, "best_of"), ({"honours": True}, "unknown option")
     )

@@ -14,16 +14,8 @@ from __future__ import annotations
 
 import pytest
 import torch
-from vector_harness import (
-    B,
-    Differential,
-    assert_deals_refused,
-    assert_illegal_refused,
-    assert_non_action_refused,
-    assert_options_refused,
-    one_torch_thread,  # noqa: F401  (an autouse fixture: one torch thread in this module)
-    option_id,
-)
+import vector_harness as harness
+from vector_harness import one_torch_thread  # noqa: F401  (an autouse fixture: one torch thread in this module)
 
 from whist_env import romanian_whist_v0, vector
 from whist_env.rules.romanian import BID_BASE, deal_schedule
@@ -42,12 +34,12 @@ def _tally_results(counts: dict, i: int, raw) -> None:
 
 
 #: counts also the bids made, the drawn episodes and those with joint winners
-ROMANIAN = Differential(
+ROMANIAN = harness.Differential(
     "romanian_whist", romanian_whist_v0, state_every=11, tallies=("draws", "joint", "bids"), on_step=_tally_bids, on_end=_tally_results
 )
 
 
-def _staggered(options: dict, num_envs: int = B) -> list[dict] | None:
+def _staggered(options: dict, num_envs: int = harness.B) -> list[dict] | None:
     """Game episodes start at deal ``i mod J`` of the schedule in game ``i`` (different points of
     the game across the batch); hand episodes need none (their deals vary already)."""
     if options.get("episode") == "hand":
@@ -70,13 +62,13 @@ OPTION_SETS = [
 ]
 
 
-@pytest.mark.parametrize("options", OPTION_SETS, ids=option_id)
+@pytest.mark.parametrize("options", OPTION_SETS, ids=harness.option_id)
 def test_batched_equals_reference_under_random_play(options):
     seed = len(OPTION_SETS) + OPTION_SETS.index(options)
     counts = ROMANIAN.play(options, min_hands=MIN_HANDS, seed=seed, deals=_staggered(options))
     assert counts["hands"] >= MIN_HANDS
-    assert counts["bids"] >= counts["hands"] * options.get("num_players", 4) - B * options.get("num_players", 4)
-    assert counts["episodes"] >= B  # every slot ended at least one episode
+    assert counts["bids"] >= counts["hands"] * options.get("num_players", 4) - harness.B * options.get("num_players", 4)
+    assert counts["episodes"] >= harness.B  # every slot ended at least one episode
     if options.get("max_hands") == 7:
         assert counts["truncated"] > 0
 
@@ -86,8 +78,8 @@ def test_one_deal_games_end_with_joint_winners_and_draws():
     at -1 (the trick's winner bid 0, the others 1) is a draw, no one wins (§5.8, §1.9)."""
     options = {"num_players": 3, "reward": "win_loss", "first_player": 0}
     last = len(deal_schedule(3, "1-8-1")) - 1
-    counts = ROMANIAN.play(options, steps=6, seed=11, deals=[{"deal_index": last}] * B)
-    assert counts["episodes"] == B and counts["hands"] == B
+    counts = ROMANIAN.play(options, steps=6, seed=11, deals=[{"deal_index": last}] * harness.B)
+    assert counts["episodes"] == harness.B and counts["hands"] == harness.B
     assert counts["draws"] > 0 and counts["joint"] > 0
 
 
@@ -123,7 +115,7 @@ def test_fixed_deals_replay_in_both_engines():
 
 def test_broken_deal_names_the_game():
     broken = {"hands": {**DEAL, "player_1": DEAL["player_0"]}, "dealer": "player_2", "deal_index": 5}
-    assert_deals_refused(
+    harness.assert_deals_refused(
         vector.make("romanian_whist", 4),
         (2, broken, ".*more than one seat"),
         (1, {"hands": DEAL, "deal_index": 5, "turn_up": "7D"}, ".*turn_up '7D' is also in a hand"),
@@ -145,8 +137,8 @@ def test_illegal_action_names_game_action_and_legal_labels_and_changes_nothing()
     for game, illegal in ((0, BID_BASE + 1), (0, 31), (9, None)):
         actions = mask.float().argmax(dim=1)
         actions[game] = int((~mask[game]).nonzero()[0, 0]) if illegal is None else illegal
-        assert_illegal_refused(env, actions, game, obs, mask, names=names)
-    assert_non_action_refused(env, actions, 0, 61, mask)
+        harness.assert_illegal_refused(env, actions, game, obs, mask, names=names)
+    harness.assert_non_action_refused(env, actions, 0, 61, mask)
 
 
 def test_player_counts_set_the_sizes():
@@ -159,7 +151,7 @@ def test_player_counts_set_the_sizes():
 
 
 def test_invalid_options_are_refused():
-    assert_options_refused(
+    harness.assert_options_refused(
         "romanian_whist",
         ({"num_players": 7}, "num_players"),
         ({"num_players": 3, "first_player": 3}, "first_player"),

@@ -146,7 +146,9 @@ def test_collector_batches_are_the_engines_transitions_with_aec_credit_and_gae(e
     obs_size = vector.make("classic_whist", 1).observation_size
     ref: list = []
     env = SpyEnv(vector.make("classic_whist", 6, seed=3, episode=episode, target_score=3), ref)
-    state_size = env.env.state().shape[1]
+    probe = vector.make("classic_whist", 1)
+    probe.reset()  # the engine reads no state before a reset
+    state_size = probe.state().shape[1]
     net = ActorCritic(obs_size, 52, [16], critic_input_size=state_size if central else None)
     pool = [(1, net.policy())]
     col = VectorSelfPlayCollector(env, [0, 1, 0, 1], np.random.default_rng(1), reward_scale=0.5,

@@ -19,8 +19,9 @@ tally) so that a test can assert that the rules it means to reach were reached.
 The other helpers check the refusals every batched game shares: an illegal action raises
 ``ValueError`` naming the game, the action and the legal labels, and changes no state; an id
 that is not an action is refused and the batch plays on; a broken fixed deal names its game; an
-invalid option is refused naming it. :func:`one_torch_thread` is an autouse fixture for a test
-module that imports it.
+invalid option is refused naming it; :func:`random_position` sets up the batch such a test
+steps. :func:`one_torch_thread` is an autouse fixture for a test module that imports it; a test
+module imports the rest as the module (``import vector_harness as harness``).
 """
 
 from __future__ import annotations
@@ -97,6 +98,12 @@ def discourage_revokes(env, obs: torch.Tensor, weights: torch.Tensor) -> torch.T
     led = obs[:, env.layout["led_suit"]].argmax(dim=1)  # 4: no suit led yet
     follows = (obs[:, env.layout["hand"]] == 1) & (suit[None, :] == led[:, None])
     return torch.where(follows.any(dim=1, keepdim=True) & ~follows, weights / 200, weights)
+
+
+def revoke_averse_weights(env, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """Uniform random legal play; in the revoke mode a card that does not follow suit while the
+    hand could is 200 times less likely than one that does (most hands are played out)."""
+    return discourage_revokes(env, obs, mask.float())
 
 
 def per_game_tensors(env) -> dict[str, torch.Tensor]:
@@ -227,6 +234,16 @@ def step_randomly(env, mask: torch.Tensor, steps: int, generator: torch.Generato
     for _ in range(steps):
         obs, mask, seat, _, _ = env.step(torch.multinomial(mask.float() * weights, 1, generator=generator).squeeze(1))
     return obs, mask, seat
+
+
+def random_position(game: str, steps: int, *, num_envs: int = 16, seed: int = 5, **options) -> tuple[Any, torch.Tensor, torch.Tensor]:
+    """A batch of ``num_envs`` games of ``game`` (``vector.make`` with ``seed`` and ``options``), reset
+    and then ``steps`` random legal actions in (:func:`step_randomly`, a generator seeded with
+    ``seed``): ``(env, obs, mask)`` at that point, where a refusal test can try its actions."""
+    env = vector.make(game, num_envs, seed=seed, **options)
+    _obs, mask, _seat = env.reset()
+    obs, mask, _seat = step_randomly(env, mask, steps, torch.Generator().manual_seed(seed))
+    return env, obs, mask
 
 
 def assert_illegal_refused(

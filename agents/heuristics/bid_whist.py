@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.heuristics.card_play import CardView, legal_actions, play_for_tricks
+from agents.heuristics.card_play import CardView, HeuristicAgent, play_for_tricks
 from whist_env.engine.cards import FULL_DECK_52, FULL_DECK_54, NUM_RANKS, SUITS, card_from_str
 from whist_env.rules.bid_whist import (
     BID_BASE,
@@ -169,11 +169,12 @@ def trump_score(hand: Sequence[int], suit: int, downtown: bool, o: SimpleNamespa
     return suit_contract_tricks(hand, suit, downtown, o) + 0.1 * length
 
 
-class BidWhistHeuristicAgent:
+class BidWhistHeuristicAgent(HeuristicAgent):
     """Rule-based Bid Whist player (see the module docstring).
 
     Deterministic. Needs ``info_state`` (``raw_env.information_state(agent)``), whose
-    ``"options"`` give the rule options.
+    ``"options"`` give the rule options, and reads nothing of the observation but its action
+    mask (``int8 (82,)``); :meth:`act` comes from :class:`agents.heuristics.card_play.HeuristicAgent`.
 
     Args:
         partner_books: tricks expected from the partner when valuing a bid.
@@ -185,10 +186,6 @@ class BidWhistHeuristicAgent:
     estimate).
     """
 
-    name = "heuristic"
-    #: It reads only the observation's action mask (search rollouts may skip the encoding).
-    uses_observation_vector = False
-
     def __init__(self, partner_books: float = 2.5, kitty_gain: float = 1.5, margin: float = 0.0, notrump_margin: float = 0.5) -> None:
         self.partner_books = partner_books
         self.kitty_gain = kitty_gain
@@ -196,34 +193,20 @@ class BidWhistHeuristicAgent:
         self.notrump_margin = notrump_margin
 
     # ------------------------------------------------------------------ entry point
-    def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
-        """The action for the phase: a call, a discard, a declaration or a card.
-
-        Args:
-            observation: ``{"observation": float32 (D,), "action_mask": int8 (82,)}``.
-            info_state: the acting agent's ``information_state`` mapping.
-        Returns:
-            an action id whose mask entry is 1.
-        Raises:
-            ValueError: when ``info_state`` is missing or the mask allows nothing.
-        """
-        if info_state is None:
-            raise ValueError("BidWhistHeuristicAgent needs info_state (raw_env.information_state(agent))")
-        legal = legal_actions(observation)
-        if len(legal) == 1:
-            return legal[0]
+    def choose_action(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any],
+                      legal: Sequence[int]) -> int:
+        """The action for the phase, among ``legal``: a call (RULES.md §6.5), a discard or a
+        declaration (§6.6), or a card (§6.7)."""
         phase = info_state.get("phase")
         o = rules_of(info_state.get("options"))
         hand = [card_from_str(c) for c in info_state["hand"]]
         if phase == "auction":
-            action = self.choose_call(info_state, legal, hand, o)
-        elif phase == "discard":
-            action = self.choose_discard(info_state, hand, o)
-        elif phase == "declare":
-            action = self.choose_declaration(info_state, hand, o)
-        else:
-            action = play_for_tricks(self.view(info_state, o), legal)
-        return action if action in legal else legal[0]
+            return self.choose_call(info_state, legal, hand, o)
+        if phase == "discard":
+            return self.choose_discard(info_state, hand, o)
+        if phase == "declare":
+            return self.choose_declaration(info_state, hand, o)
+        return play_for_tricks(self.view(info_state, o), legal)
 
     # ------------------------------------------------------------------ auction
     def books_by_mode(self, hand: Sequence[int], o: SimpleNamespace) -> dict[str, float]:

@@ -13,16 +13,21 @@ turn that knowledge into the tactics a club player uses:
 
 Rankings come from a :class:`whist_env.engine.tricks.TrickContext`, so trumps, suitless jokers
 and super cards (Cutthroat ``jokers_high``) need no special cases in the callers.
+
+:class:`HeuristicAgent` is the base of every game's player: the checks each ``act`` makes (the
+information state is required, the legal actions come from the mask, a single legal action is
+played at once) before the game's own choice.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from whist_env.engine.cards import FULL_DECK_52, NUM_CARDS_WITH_JOKERS, NUM_SUITS, card_from_str, card_to_str
+from whist_env.engine.cards import FULL_DECK_52, NUM_CARDS_WITH_JOKERS, NUM_SUITS, card_from_str, card_to_str, cards_of
 from whist_env.engine.tricks import NO_SUIT, TrickContext, led_suit, trick_winner
 
 #: Card text -> card id for the canonical texts of ``information_state`` (``"QH"``, ``"JKR"``).
@@ -42,6 +47,47 @@ def legal_actions(observation: Mapping[str, np.ndarray]) -> list[int]:
     if not legal:
         raise ValueError("the action mask has no legal action")
     return legal
+
+
+class HeuristicAgent(ABC):
+    """Base of the rule-based players (DESIGN.md ``agents/``; it implements
+    :class:`agents.base.Policy`).
+
+    Deterministic: the same observation and information state always give the same action. A
+    player needs ``info_state`` (``raw_env.information_state(agent)``) and reads nothing of the
+    observation but its action mask. A subclass implements :meth:`choose_action`.
+    """
+
+    name = "heuristic"
+    #: It reads only the observation's action mask (search rollouts may skip the encoding).
+    uses_observation_vector = False
+
+    def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
+        """The action to take: the only legal one, else :meth:`choose_action`'s choice.
+
+        Args:
+            observation: ``{"observation": float32 (D,), "action_mask": int8 (A,)}``, ``A`` the
+                game's number of actions (RULES.md §1.8 lists each game's decisions).
+            info_state: the acting agent's ``information_state`` mapping.
+        Returns:
+            an ``int`` action id whose mask entry is 1 (the first legal one should the choice
+            not be legal).
+        Raises:
+            ValueError: when ``info_state`` is missing or the mask allows nothing.
+        """
+        if info_state is None:
+            raise ValueError(f"{type(self).__name__} needs info_state (raw_env.information_state(agent))")
+        legal = legal_actions(observation)
+        if len(legal) == 1:
+            return legal[0]
+        action = self.choose_action(observation, info_state, legal)
+        return action if action in legal else legal[0]
+
+    @abstractmethod
+    def choose_action(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any],
+                      legal: Sequence[int]) -> int:
+        """The game's choice among ``legal`` (two or more action ids, ascending) for the seat whose
+        ``information_state`` is ``info_state``; ``observation`` as for :meth:`act`."""
 
 
 def mask_of(cards: Iterable[int]) -> int:
@@ -146,14 +192,14 @@ class CardView:
             return 0
         else:
             pool = self.unseen & self.ctx.suit_masks[self.suit(card)]
-        return sum(1 for c in _ids(pool) if pw[c] > pw[card])
+        return sum(1 for c in cards_of(pool) if pw[c] > pw[card])
 
     def lower_unseen(self, card: int) -> int:
         """Number of cards of ``card``'s suit another seat may hold that ``card`` beats."""
         if self.suit(card) == NO_SUIT:
             return 0
         pw = self.ctx.power
-        return sum(1 for c in _ids(self.unseen & self.ctx.suit_masks[self.suit(card)]) if pw[c] < pw[card])
+        return sum(1 for c in cards_of(self.unseen & self.ctx.suit_masks[self.suit(card)]) if pw[c] < pw[card])
 
     def is_master(self, card: int) -> bool:
         """Whether no other seat can hold a card that beats ``card`` in its suit (a sure winner
@@ -197,7 +243,7 @@ class CardView:
             return card
         pw = self.ctx.power
         best = card
-        for c in sorted(_ids(self.ctx.suit_masks[suit] & (self.mine | self.unseen)), key=lambda x: -pw[x]):
+        for c in sorted(cards_of(self.ctx.suit_masks[suit] & (self.mine | self.unseen)), key=lambda x: -pw[x]):
             if pw[c] >= pw[card]:
                 continue
             if not self.mine >> c & 1:
@@ -262,13 +308,6 @@ class CardView:
         return not any(self.may_beat(s, card) for s in seats)
 
 
-def _ids(mask: int) -> Iterable[int]:
-    while mask:
-        low = mask & -mask
-        yield low.bit_length() - 1
-        mask ^= low
-
-
 def weakest(view: CardView, cards: Sequence[int]) -> int:
     """The card of lowest power (ties: lowest id)."""
     return min(cards, key=lambda c: (view.power(c), c))
@@ -286,9 +325,39 @@ def cheapest_winner(view: CardView, cards: Sequence[int], safe_only: bool = Fals
     return weakest(view, winners) if winners else None
 
 
+#: A choice of card for one place in the trick: ``(view, cards) -> one of cards``.
+CardChoice = Callable[[CardView, Sequence[int]], int]
+
+
+def play_by_position(view: CardView, legal: Sequence[int], lead: CardChoice, follow: CardChoice,
+                     void: CardChoice) -> int:
+    """The card chosen by the rule for the seat's place in the trick (RULES.md §1.4).
+
+    Args:
+        view: the acting seat's knowledge.
+        legal: legal card ids (non-empty).
+        lead: the choice when leading (or when no card of the trick can win yet: only powerless
+            jokers were played), given ``legal``.
+        follow: the choice when able to follow suit, given the legal cards of the led suit.
+        void: the choice when void in the led suit, given ``legal``.
+    Returns:
+        one of ``legal`` (the only one when there is one).
+    """
+    if len(legal) == 1:
+        return legal[0]
+    if view.current_winner() is None:
+        return lead(view, legal)
+    following = [c for c in legal if view.led is not None and view.suit(c) == view.led]
+    if following:
+        return follow(view, following)
+    return void(view, legal)
+
+
 # ---------------------------------------------------------------------- playing for tricks
 def play_for_tricks(view: CardView, legal: Sequence[int]) -> int:
-    """The card a club player chooses to take as many tricks as possible for his side.
+    """The card a club player chooses to take as many tricks as possible for his side
+    (:func:`play_by_position` with :func:`lead_for_tricks`, :func:`follow_for_tricks` and
+    :func:`void_for_tricks`).
 
     Args:
         view: the acting seat's knowledge.
@@ -296,14 +365,7 @@ def play_for_tricks(view: CardView, legal: Sequence[int]) -> int:
     Returns:
         one of ``legal``.
     """
-    if len(legal) == 1:
-        return legal[0]
-    if view.current_winner() is None:
-        return lead_for_tricks(view, legal)
-    following = [c for c in legal if view.led is not None and view.suit(c) == view.led]
-    if following:
-        return follow_for_tricks(view, following)
-    return void_for_tricks(view, legal)
+    return play_by_position(view, legal, lead_for_tricks, follow_for_tricks, void_for_tricks)
 
 
 def _partner_holds(view: CardView) -> bool:
@@ -447,25 +509,24 @@ def danger(view: CardView, card: int) -> tuple[int, int]:
 
 def play_against_tricks(view: CardView, legal: Sequence[int]) -> int:
     """The card a club player chooses to take as few tricks as possible for his side (a Low hand
-    of Minnesota Whist: the side that takes seven tricks or more loses points).
-
-    Args:
-        view: the acting seat's knowledge.
-        legal: legal card ids (non-empty).
-    Returns:
-        one of ``legal``.
+    of Minnesota Whist, RULES.md §3.4: the side that takes seven tricks or more loses points);
+    :func:`play_by_position` with :func:`lead_against_tricks`, :func:`follow_against_tricks` and
+    :func:`void_against_tricks`. Arguments and result as for :func:`play_for_tricks`.
     """
-    if len(legal) == 1:
-        return legal[0]
+    return play_by_position(view, legal, lead_against_tricks, follow_against_tricks, void_against_tricks)
+
+
+def void_against_tricks(view: CardView, legal: Sequence[int]) -> int:
+    """Play when unable to follow suit, avoiding tricks: throw the most dangerous card (a trick
+    we win anyway costs nothing more)."""
+    return max(legal, key=lambda c: danger(view, c))
+
+
+def follow_against_tricks(view: CardView, following: Sequence[int]) -> int:
+    """Follow suit (``following``: our legal cards of the led suit) trying to lose the trick."""
     win = view.current_winner()
-    if win is None:
-        return lead_against_tricks(view, legal)
-    following = [c for c in legal if view.led is not None and view.suit(c) == view.led]
     later = view.later_opponents()
     ours = win[0] == view.partner
-    if not following:
-        # void: throw the most dangerous card (a trick we win anyway costs nothing more)
-        return max(legal, key=lambda c: danger(view, c))
     under = [c for c in following if not view.beats(c)]
     if ours and not later:
         return strongest(view, following)  # the trick is ours anyway: unload the highest card
@@ -502,11 +563,14 @@ __all__ = [
     "NUM_SUITS",
     "QUEEN",
     "TEN",
+    "CardChoice",
     "CardView",
+    "HeuristicAgent",
     "card_ids",
     "cheapest_winner",
     "danger",
     "discard",
+    "follow_against_tricks",
     "follow_for_tricks",
     "lead_against_tricks",
     "lead_for_tricks",
@@ -514,9 +578,11 @@ __all__ = [
     "legal_actions",
     "mask_of",
     "play_against_tricks",
+    "play_by_position",
     "play_for_tricks",
     "strongest",
     "suits_present",
+    "void_against_tricks",
     "void_for_tricks",
     "weakest",
 ]

@@ -22,12 +22,22 @@ Maxims, in the order the code applies them:
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from agents.heuristics.card_play import JACK, QUEEN, CardView, discard, lead_from, strongest, weakest
+from agents.heuristics.card_play import (
+    JACK,
+    QUEEN,
+    CardView,
+    HeuristicAgent,
+    lead_from,
+    play_by_position,
+    strongest,
+    void_for_tricks,
+    weakest,
+)
 from whist_env.engine.cards import SUITS
 from whist_env.engine.tricks import natural_context
 
@@ -42,46 +52,22 @@ def _view(info_state: Mapping[str, Any]) -> CardView:
     return CardView(info_state, ctx, _NUM_SEATS, partner=(seat + 2) % _NUM_SEATS)
 
 
-class ClassicHeuristicAgent:
+class ClassicHeuristicAgent(HeuristicAgent):
     """Rule-based Classic Whist player (see the module docstring for its maxims).
 
     Deterministic: the same observation and information state always give the same card.
-    It needs ``info_state`` (``raw_env.information_state(agent)``); it reads nothing else.
+    It needs ``info_state`` (``raw_env.information_state(agent)``) and reads nothing of the
+    observation but its action mask (``int8 (52,)``); :meth:`act` comes from
+    :class:`agents.heuristics.card_play.HeuristicAgent`.
     """
 
-    name = "heuristic"
-    #: It reads only the observation's action mask (search rollouts may skip the encoding).
-    uses_observation_vector = False
-
-    def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
-        """The card to play, as an action id (= card id 0..51) allowed by the mask.
-
-        Args:
-            observation: ``{"observation": float32 (D,), "action_mask": int8 (52,)}``.
-            info_state: the acting agent's ``information_state`` mapping.
-        Returns:
-            an ``int`` card id whose mask entry is 1.
-        Raises:
-            ValueError: when ``info_state`` is missing or the mask has no legal action.
-        """
-        if info_state is None:
-            raise ValueError("ClassicHeuristicAgent needs info_state (raw_env.information_state(agent))")
-        legal = [int(a) for a in np.flatnonzero(np.asarray(observation["action_mask"]))]
-        if not legal:
-            raise ValueError("ClassicHeuristicAgent.act: the action mask has no legal action")
-        if len(legal) == 1:
-            return legal[0]
-        view = _view(info_state)
-        if not view.trick:
-            card = self._lead(view, legal)
-        elif any(view.suit(c) == view.led for c in legal):
-            card = self._follow(view, [c for c in legal if view.suit(c) == view.led])
-        else:
-            card = self._void(view, legal)
-        return card if card in legal else legal[0]
+    def choose_action(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any],
+                      legal: Sequence[int]) -> int:
+        """The card to play (RULES.md §2.4), a card id 0..51 among ``legal``."""
+        return play_by_position(_view(info_state), legal, self._lead, self._follow, void_for_tricks)
 
     # ------------------------------------------------------------------ following suit
-    def _follow(self, v: CardView, cards: list[int]) -> int:
+    def _follow(self, v: CardView, cards: Sequence[int]) -> int:
         pos = len(v.trick)
         win_seat, win_card = v.current_winner()
         later_opps = v.later_opponents()
@@ -109,25 +95,8 @@ class ClassicHeuristicAgent:
             return weakest(v, safe)
         return v.lowest_of_equals(strongest(v, winners))
 
-    # ------------------------------------------------------------------ void in the led suit
-    def _void(self, v: CardView, legal: list[int]) -> int:
-        pos = len(v.trick)
-        trump = v.ctx.trump
-        win_seat, win_card = v.current_winner()
-        later_opps = v.later_opponents()
-        partner_winning = win_seat == v.partner
-        trumps = [c for c in legal if trump is not None and v.suit(c) == trump]
-        # Ruffing a partner's winning card is only worth it when an opponent may still beat it.
-        partner_safe = partner_winning and (pos == 3 or v.safe(win_card, later_opps))
-        if trump is not None and v.led != trump and trumps and not partner_safe:
-            ruffs = [c for c in trumps if v.beats(c)]
-            if ruffs:
-                safe = [c for c in ruffs if v.safe(c, later_opps)]
-                return weakest(v, safe) if safe else weakest(v, ruffs)
-        return discard(v, legal)
-
     # ------------------------------------------------------------------ leading
-    def _lead(self, v: CardView, legal: list[int]) -> int:
+    def _lead(self, v: CardView, legal: Sequence[int]) -> int:
         trump = v.ctx.trump
         opps = ((v.seat + 1) % _NUM_SEATS, (v.seat + 3) % _NUM_SEATS)
         trumps = v.suit_cards(trump) if trump is not None else []

@@ -23,12 +23,12 @@ included, holds none of the led suit).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from agents.heuristics.card_play import CardView, legal_actions, play_for_tricks
+from agents.heuristics.card_play import CardView, HeuristicAgent, play_for_tricks
 from whist_env.engine.cards import FULL_DECK_52, FULL_DECK_54, JKB, JKR, card_from_str
 from whist_env.rules.cutthroat import joker_context
 
@@ -65,10 +65,13 @@ def inferred_jokers_high(info_state: Mapping[str, Any]) -> bool | None:
     return None
 
 
-class CutthroatHeuristicAgent:
+class CutthroatHeuristicAgent(HeuristicAgent):
     """Rule-based Cutthroat Whist player (see the module docstring).
 
-    Deterministic. Needs ``info_state`` (``raw_env.information_state(agent)``).
+    Deterministic. Needs ``info_state`` (``raw_env.information_state(agent)``) and reads nothing
+    of the observation but its action mask (``int8 (54,)``, whose length tells the deck when
+    ``info_state`` does not); :meth:`act` comes from
+    :class:`agents.heuristics.card_play.HeuristicAgent`.
 
     Args:
         jokers_high: the ``jokers_high`` rule option if known (``None``: read it from
@@ -76,33 +79,14 @@ class CutthroatHeuristicAgent:
         big_joker: the ``big_joker`` rule option (``"red"`` / ``"black"``) if known.
     """
 
-    name = "heuristic"
-    #: It reads only the observation's action mask (search rollouts may skip the encoding).
-    uses_observation_vector = False
-
     def __init__(self, jokers_high: bool | None = None, big_joker: str | None = None) -> None:
         self.jokers_high = jokers_high
         self.big_joker = big_joker
 
-    def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
-        """The card to play, as an action id (0..53) allowed by the mask.
-
-        Args:
-            observation: ``{"observation": float32 (D,), "action_mask": int8 (54,)}``.
-            info_state: the acting agent's ``information_state`` mapping.
-        Returns:
-            an ``int`` card id whose mask entry is 1.
-        Raises:
-            ValueError: when ``info_state`` is missing or the mask allows nothing.
-        """
-        if info_state is None:
-            raise ValueError("CutthroatHeuristicAgent needs info_state (raw_env.information_state(agent))")
-        legal = legal_actions(observation)
-        if len(legal) == 1:
-            return legal[0]
-        view = self.view(info_state, observation)
-        card = play_for_tricks(view, legal)
-        return card if card in legal else legal[0]
+    def choose_action(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any],
+                      legal: Sequence[int]) -> int:
+        """The card to play (RULES.md §7.3), a card id 0..53 among ``legal``."""
+        return play_for_tricks(self.view(info_state, observation), legal)
 
     def view(self, info_state: Mapping[str, Any], observation: Mapping[str, np.ndarray] | None = None) -> CardView:
         """The seat's :class:`CardView` with the hand's joker ranking."""

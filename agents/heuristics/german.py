@@ -30,8 +30,8 @@ from typing import Any
 
 import numpy as np
 
-from agents.heuristics.card_play import CardView, legal_actions, mask_of, play_for_tricks
-from whist_env.engine.cards import FULL_DECK_52, SUIT_MASKS, SUITS, card_from_str, cards_list, rank_of, suit_of
+from agents.heuristics.card_play import CardView, HeuristicAgent, mask_of, play_for_tricks
+from whist_env.engine.cards import FULL_DECK_52, SUIT_MASKS, SUITS, card_from_str, cards_list, cards_of, rank_of, suit_of
 from whist_env.engine.tricks import natural_context
 
 _NUM_SEATS = 2
@@ -54,20 +54,18 @@ def _none_held(cards: int, known_opp: int, p: float) -> float:
     return (1.0 - p) ** cards.bit_count()
 
 
-class GermanHeuristicAgent:
+class GermanHeuristicAgent(HeuristicAgent):
     """Rule-based German Whist player (see the module docstring).
 
-    Deterministic. Needs ``info_state`` (``raw_env.information_state(agent)``).
+    Deterministic. Needs ``info_state`` (``raw_env.information_state(agent)``) and reads nothing
+    of the observation but its action mask (``int8 (52,)``); :meth:`act` comes from
+    :class:`agents.heuristics.card_play.HeuristicAgent`.
 
     Args:
         solve_from: in phase 2, count the ending out exactly once the agent holds this many
             cards or fewer (0 turns the exact play off; the default 11 costs about 7 ms of CPU
             per hand, 13 plays all of phase 2 exactly at about twice that).
     """
-
-    name = "heuristic"
-    #: It reads only the observation's action mask (search rollouts may skip the encoding).
-    uses_observation_vector = False
 
     #: Phase-2 solver memo per trump suit: rank-compressed ``leader's hand << 52 | follower's
     #: hand -> lo << 4 | hi`` (known bounds of the leader's tricks), a pure function of its key,
@@ -78,33 +76,18 @@ class GermanHeuristicAgent:
     def __init__(self, solve_from: int = 11) -> None:
         self.solve_from = solve_from
 
-    def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
-        """The card to play, as an action id (0..51) allowed by the mask.
-
-        Args:
-            observation: ``{"observation": float32 (D,), "action_mask": int8 (52,)}``.
-            info_state: the acting agent's ``information_state`` mapping.
-        Returns:
-            an ``int`` card id whose mask entry is 1.
-        Raises:
-            ValueError: when ``info_state`` is missing or the mask allows nothing.
-        """
-        if info_state is None:
-            raise ValueError("GermanHeuristicAgent needs info_state (raw_env.information_state(agent))")
-        legal = legal_actions(observation)
-        if len(legal) == 1:
-            return legal[0]
+    def choose_action(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any],
+                      legal: Sequence[int]) -> int:
+        """The card to play in phase 1 (``"stock"``, RULES.md §4.3) or phase 2 (§4.4): a card id
+        0..51 among ``legal``."""
         trump_text = info_state.get("trump")
         trump = None if trump_text is None else SUITS.index(trump_text)
         if info_state.get("phase") == "stock":
-            card = self._stock_card(info_state, legal, trump)
-        else:
-            view = CardView(info_state, natural_context(trump), _NUM_SEATS)
-            if len(view.hand) <= self.solve_from:
-                card = self._solved_card(view, legal, trump)
-            else:
-                card = play_for_tricks(view, legal)
-        return card if card in legal else legal[0]
+            return self._stock_card(info_state, legal, trump)
+        view = CardView(info_state, natural_context(trump), _NUM_SEATS)
+        if len(view.hand) <= self.solve_from:
+            return self._solved_card(view, legal, trump)
+        return play_for_tricks(view, legal)
 
     # ------------------------------------------------------------------ phase 1: the stock
     def _stock_card(self, info_state: Mapping[str, Any], legal: Sequence[int], trump: int | None) -> int:
@@ -123,7 +106,7 @@ class GermanHeuristicAgent:
         known_opp = mask_of(card_from_str(c) for c in known[opp]) & view.unseen
         view.known[opp] = known_opp
         hidden = view.unseen & ~known_opp  # cards the loser may draw (and the opponent's unknown cards)
-        hidden_values = [card_value(c, trump) for c in _ids(hidden)]
+        hidden_values = [card_value(c, trump) for c in cards_of(hidden)]
         average = sum(hidden_values) / len(hidden_values) if hidden_values else 0.0
         gain = (card_value(face_up, trump) if face_up is not None else 0.0) - average
         opp_hand = 13 - (1 if view.trick else 0)
@@ -135,7 +118,7 @@ class GermanHeuristicAgent:
                 return 1.0 if view.beats(card) else 0.0
             suit = suit_of(card)
             suit_out = view.unseen & SUIT_MASKS[suit]
-            higher = mask_of(c for c in _ids(suit_out) if rank_of(c) > rank_of(card))
+            higher = mask_of(c for c in cards_of(suit_out) if rank_of(c) > rank_of(card))
             lower = suit_out & ~higher
             if gain < 0:  # the opponent wants to lose too: it ducks whenever it can
                 only_higher = _none_held(lower, known_opp, p) - _none_held(suit_out, known_opp, p)
@@ -337,15 +320,6 @@ def _first_wins(first: int, second: int, trump: int | None) -> bool:
     if suit_of(second) == suit_of(first):
         return rank_of(first) > rank_of(second)
     return suit_of(second) != trump
-
-
-def _ids(mask: int) -> list[int]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
 
 
 __all__ = ["GermanHeuristicAgent", "card_value"]

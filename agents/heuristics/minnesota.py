@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.heuristics.card_play import CardView, legal_actions, play_against_tricks, play_for_tricks
+from agents.heuristics.card_play import CardView, HeuristicAgent, play_against_tricks, play_for_tricks
 from whist_env.engine.cards import RED_SUITS, card_from_str, rank_of, suit_of
 from whist_env.engine.tricks import natural_context
 
@@ -49,49 +49,31 @@ def hand_strength(cards: Sequence[int]) -> int:
     return points
 
 
-class MinnesotaHeuristicAgent:
+class MinnesotaHeuristicAgent(HeuristicAgent):
     """Rule-based Minnesota Whist player (see the module docstring).
 
     Deterministic. Needs ``info_state`` (``raw_env.information_state(agent)``) and reads nothing
-    else besides the observation's action mask.
+    else besides the observation's action mask (``int8 (52,)``); :meth:`act` comes from
+    :class:`agents.heuristics.card_play.HeuristicAgent`.
 
     Args:
         black_threshold: hand strength (:func:`hand_strength`) from which the agent votes High
             with a black bid card; below it, Low with a red one.
     """
 
-    name = "heuristic"
-    #: It reads only the observation's action mask (search rollouts may skip the encoding).
-    uses_observation_vector = False
-
     def __init__(self, black_threshold: int = 11) -> None:
         self.black_threshold = black_threshold
 
-    def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
-        """The action to take: a bid card in phase ``"bid_card"``, else the card to play.
-
-        Args:
-            observation: ``{"observation": float32 (D,), "action_mask": int8 (52,)}``.
-            info_state: the acting agent's ``information_state`` mapping.
-        Returns:
-            an ``int`` card id whose mask entry is 1.
-        Raises:
-            ValueError: when ``info_state`` is missing or the mask allows nothing.
-        """
-        if info_state is None:
-            raise ValueError("MinnesotaHeuristicAgent needs info_state (raw_env.information_state(agent))")
-        legal = legal_actions(observation)
+    def choose_action(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any],
+                      legal: Sequence[int]) -> int:
+        """A bid card in phase ``"bid_card"`` (RULES.md §3.3), else the card to play (§3.4): a
+        card id 0..51 among ``legal``."""
         if info_state.get("phase") == "bid_card":
-            card = self.choose_bid_card(legal)
-        elif len(legal) == 1:
-            return legal[0]
-        else:
-            view = self._view(info_state)
-            if info_state.get("contract") == "low":
-                card = play_against_tricks(view, legal)
-            else:
-                card = play_for_tricks(view, legal)
-        return card if card in legal else legal[0]
+            return self.choose_bid_card(legal)
+        view = self._view(info_state)
+        if info_state.get("contract") == "low":
+            return play_against_tricks(view, legal)
+        return play_for_tricks(view, legal)
 
     def wants_high(self, hand: Sequence[int]) -> bool:
         """Whether the hand is strong enough to vote High (a black bid card)."""

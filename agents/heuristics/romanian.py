@@ -35,9 +35,9 @@ import numpy as np
 
 from agents.heuristics.card_play import (
     CardView,
+    HeuristicAgent,
     danger,
     lead_against_tricks,
-    legal_actions,
     mask_of,
     play_for_tricks,
     strongest,
@@ -178,45 +178,29 @@ def duck(view: CardView, legal: Sequence[int], needs: Mapping[int, int] | None =
     return strongest(view, legal)  # the trick is ours anyway: unload the highest card
 
 
-class RomanianHeuristicAgent:
+class RomanianHeuristicAgent(HeuristicAgent):
     """Rule-based Romanian Whist player (see the module docstring).
 
     Deterministic. Needs ``info_state`` (``raw_env.information_state(agent)``); reads the
-    action mask for the legal bids and cards.
+    action mask (``int8 (61,)``) for the legal bids and cards; :meth:`act` comes from
+    :class:`agents.heuristics.card_play.HeuristicAgent`.
 
     Args:
         bid_bias: subtracted from the trick estimate before rounding to a bid (positive: bid
             lower; an extra trick is as costly as a missing one, but easier to avoid).
     """
 
-    name = "heuristic"
-    #: It reads only the observation's action mask (search rollouts may skip the encoding).
-    uses_observation_vector = False
-
     def __init__(self, bid_bias: float = 0.0) -> None:
         self.bid_bias = bid_bias
 
-    def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
-        """A bid in phase ``"bid"``, else the card to play.
-
-        Args:
-            observation: ``{"observation": float32 (D,), "action_mask": int8 (61,)}``.
-            info_state: the acting agent's ``information_state`` mapping.
-        Returns:
-            an action id whose mask entry is 1 (``52 + b`` for the bid b, else a card id).
-        Raises:
-            ValueError: when ``info_state`` is missing or the mask allows nothing.
-        """
-        if info_state is None:
-            raise ValueError("RomanianHeuristicAgent needs info_state (raw_env.information_state(agent))")
-        legal = legal_actions(observation)
-        if len(legal) == 1:
-            return legal[0]
+    def choose_action(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any],
+                      legal: Sequence[int]) -> int:
+        """A bid in phase ``"bid"`` (RULES.md §5.5), else the card to play (§5.6): an action id
+        among ``legal``, ``52 + b`` for the bid b, else a card id."""
         if info_state.get("phase") == "bid":
             bids = [a - BID_BASE for a in legal if a >= BID_BASE]
             return BID_BASE + self.choose_bid(info_state, bids)
-        card = self.choose_card(info_state, legal)
-        return card if card in legal else legal[0]
+        return self.choose_card(info_state, legal)
 
     @staticmethod
     def _num_players(info_state: Mapping[str, Any]) -> int:
