@@ -205,3 +205,45 @@ def test_a_reader_that_goes_away_ends_the_command_quietly(tmp_path):
     done = subprocess.run(f"{sys.executable} -m training.cli leaderboard --db {db} | head -n 0", shell=True, cwd=ROOT,
                           capture_output=True, text=True, timeout=120)
     assert done.stderr == "", done.stderr
+
+
+# ------------------------------------------------------------------------------ one name for "no progress"
+@pytest.mark.parametrize(("command", "required"), [
+    ("train", ["c.yaml"]), ("zoo-export", ["runs/x"]), ("rllib-train", ["c.yaml"]),
+    ("eval", ["--agents", "random", "heuristic"]), ("league", ["--agents", "random", "heuristic"]),
+])
+def test_every_progress_showing_subcommand_takes_quiet_and_its_alias_no_progress(command, required, capsys):
+    parser = cli.build_parser(command)
+    assert parser.parse_args([command, *required]).quiet is False
+    assert parser.parse_args([command, *required, "--quiet"]).quiet is True
+    assert parser.parse_args([command, *required, "--no-progress"]).quiet is True
+    with pytest.raises(SystemExit):
+        cli.main([command, "--help"])
+    assert "--quiet, --no-progress" in capsys.readouterr().out
+
+
+def test_the_rllib_resume_command_says_quiet():
+    from training.learn.rllib.train import resume_command
+
+    args = cli.build_parser("rllib-train").parse_args(["rllib-train", "c.yaml", "--no-progress"])
+    assert resume_command(args) == "whist rllib-train c.yaml --quiet --resume"
+
+
+# ------------------------------------------------------------------------------ README commands
+def test_readmes_vector_backend_example_does_not_collide_with_the_main_jobs_run():
+    """After the main job (runs/classic_default holds a run), every ``whist train ... --backend vector``
+    command of README must name a fresh run folder or it is refused ("already holds a run")."""
+    import re
+    import shlex
+
+    from training.learn.config import load_config
+
+    readme = (ROOT / "README.md").read_text()
+    main_job = load_config(ROOT / "configs" / "classic_default.yaml").run_dir(ROOT / "configs" / "classic_default.yaml")
+    commands = [m.group(1) for m in re.finditer(r"`(whist train [^`]*--backend vector[^`]*)`", readme)]
+    commands += [line.split("#")[0].strip() for line in readme.splitlines() if line.strip().startswith("whist train") and "--backend vector" in line]
+    assert commands, "README shows no whist train --backend vector command"
+    for command in commands:
+        args = cli.build_parser("train").parse_args(shlex.split(command)[1:])
+        run_dir = Path(args.run_dir) if args.run_dir else load_config(ROOT / args.config).run_dir(args.config)
+        assert run_dir != main_job and not args.resume, command

@@ -88,3 +88,19 @@ def test_cuda_without_cuda_is_a_config_error(tmp_path, monkeypatch):
     with pytest.raises(ConfigError, match="cuda"):
         cfg.resolved_device()
     assert load_config(write(tmp_path, "game: classic_whist\ndevice: auto\n")).resolved_device() == "cpu"
+
+
+def test_the_main_jobs_config_draws_a_learning_curve_of_seven_points_for_the_old_evaluation_budget():
+    """classic_default: an in-training evaluation every 80,000 steps on 30 deals gives 7 points for
+    210 deals per opponent, where every 280,000 steps on 100 deals gave 2 points for 200."""
+    cfg = load_config(CONFIGS / "classic_default.yaml")
+    per_update = cfg.train.num_envs * cfg.train.rollout_steps
+    step, every, next_eval, points = 0, cfg.eval.interval_steps, cfg.eval.interval_steps, []
+    while step < cfg.train.total_steps:  # the schedule of PPOTrainer.train
+        step += per_update
+        if step >= next_eval:
+            points.append(step)
+            next_eval = (step // every + 1) * every
+    assert len(points) == 7 and points[0] == 81_920 and points[-1] == 561_152
+    assert len(points) * cfg.eval.num_deals == 210
+    assert (cfg.eval.seed, cfg.eval.final_seed, cfg.eval.final_num_deals) == (12_345, 0, 500)

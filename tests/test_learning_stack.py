@@ -14,6 +14,7 @@ from agents.registry import make_agent
 from agents.learned.checkpoint import load_checkpoint
 from agents.learned.network import ActorCritic, PolicyNet
 from agents.learned.neural import NeuralAgent
+from training.evaluation.seed_ranges import TRAINING
 from training.learn.config import ConfigError, config_from_dict
 from training.learn.ppo import LEARNER, PPOTrainer, SelfPlayCollector, build_batch
 from training.learn.warm_start import fit_samples, teacher_samples
@@ -112,7 +113,7 @@ def test_teacher_samples_hold_each_seats_monte_carlo_return():
     rng = np.random.default_rng(0)
     k = 0
     for _ in range(2):
-        env.reset(seed=int(rng.integers(2**31 - 1)))
+        env.reset(seed=TRAINING.draw(rng))
         seats, totals = [], {a: 0.0 for a in env.possible_agents}
         for agent in env.agent_iter():
             if env.terminations[agent]:
@@ -428,7 +429,7 @@ def test_teacher_bid_exploration_replaces_bids_only():
     # replay: the same draws give every bid uniformly at random, every card by the teacher
     rng, env, k, overruled = np.random.default_rng(1), make(), 0, 0
     while k < len(explored):
-        env.reset(seed=int(rng.integers(2**31 - 1)))
+        env.reset(seed=TRAINING.draw(rng))
         for agent in env.agent_iter():
             if env.terminations[agent]:
                 env.step(None)

@@ -163,3 +163,24 @@ def test_whist_eval_writes_one_records_file_per_match(tmp_path, capsys):
     assert [r["meta"]["side_a"] for r in records] == [0, 1, 2] * 2
     assert records[1]["players"] == {"player_0": "random#2", "player_1": "random", "player_2": "random#2"}
     assert all(replay_record(r).ok for r in records)
+
+
+def test_whist_replay_says_which_record_it_shows_of_several(tmp_path, capsys):
+    records = [_record("classic_whist", seed=s) for s in (1, 2, 3)]
+    several = write_records(records, tmp_path / "several.jsonl")
+    page = tmp_path / "page.html"
+    assert cli.main(["replay", str(several), "--html", str(page)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[1:] == [f"showing record 0 of 3 in {several} (0-based); pick another with --index N, N from 0 to 2 "
+                       "(negative counts from the end)"]
+    shown = page.read_text()
+    # an explicit --index, or a file of one record, needs no such line
+    assert cli.main(["replay", str(several), "--index", "0", "--html", str(page)]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1
+    assert page.read_text() == shown  # the first record was the one shown
+    assert cli.main(["replay", str(several), "--index", "-1", "--html", str(page)]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1
+    assert page.read_text() != shown
+    one = write_records(records[:1], tmp_path / "one.jsonl")
+    assert cli.main(["replay", str(one), "--html", str(page)]) == 0
+    assert len(capsys.readouterr().out.splitlines()) == 1

@@ -114,7 +114,7 @@ def test_one_iteration_ends_with_the_evaluation_table(trained_run):
     assert meta["iteration"] == 1 and meta["env_steps"] >= 256 and meta["game"] == "classic_whist"
     assert meta["illegal_actions"] == 0  # an illegal move would also cut a hand short
     assert meta["mapping"] == dict.fromkeys([f"player_{i}" for i in range(4)], "shared")
-    assert "win rate A [95% CI]" in printed and "rllib:tiny  heuristic" in printed
+    assert "win rate A, per hand [95% CI]" in printed and "rllib:tiny  heuristic" in printed
     results = json.loads((run_dir / "results.json").read_text())
     assert [r["agent_b"] for r in results] == ["heuristic"] and results[0]["deals"] == 4
     assert list(run_dir.glob("events.out.tfevents.*"))

@@ -321,3 +321,48 @@ def test_progress_bar_shows_the_return_only_once_defined():
     assert fields == {"sps": "2000", "ent": "1.23"}
     fields = PPOTrainer._progress_fields({"episode_return_vs_pool": -0.5}, 10.0)
     assert fields == {"sps": "10", "ret": "-0.50"}
+
+
+# --------------------------------------------------------------------------- resuming keeps the run's backend
+def test_resume_keeps_the_runs_backend_and_refuses_another_one_given_explicitly(tmp_path, capsys):
+    path = tmp_path / "tiny.yaml"
+    data = tiny_config(tmp_path, total_steps=128, num_envs=2, rollout_steps=32, checkpoint_interval=1)  # the config says aec
+    path.write_text(yaml.safe_dump(data))
+    assert whist_train(path, backend="vector", eval_deals=0) == 0
+    run_dir = tmp_path / "tiny"
+    latest, config_yaml = run_dir / "checkpoints" / "latest.pt", run_dir / "config.yaml"
+    assert load_checkpoint(latest)["config"]["env"]["backend"] == "vector"
+    capsys.readouterr()
+    # an explicit other backend: one line, and nothing changes
+    before = (latest.read_bytes(), config_yaml.read_text())
+    assert whist_train(path, resume=True, backend="aec", total_steps=192, eval_deals=0) == 2
+    err = capsys.readouterr().err
+    assert err == (f"whist train: error: --backend aec: the run of {latest} was trained on the vector backend; "
+                   "resume it with --backend vector, or without --backend\n")
+    assert (latest.read_bytes(), config_yaml.read_text()) == before
+    # without --backend: the run's backend, not the config file's
+    assert whist_train(path, resume=True, total_steps=192, eval_deals=0) == 0
+    out = capsys.readouterr().out
+    assert f"resuming on the vector backend the run was trained on ({path} says env.backend: aec)" in out
+    assert "(vector backend, 2 games)" in out
+    assert yaml.safe_load(config_yaml.read_text())["env"]["backend"] == "vector"
+    ckpt = load_checkpoint(latest)
+    assert ckpt["global_step"] == 192 and ckpt["config"]["env"]["backend"] == "vector"
+    # the same backend given explicitly is accepted
+    assert whist_train(path, resume=True, backend="vector", total_steps=256, eval_deals=0) == 0
+    assert load_checkpoint(latest)["global_step"] == 256
+
+
+def test_resume_of_an_aec_run_stays_on_aec_when_the_config_says_vector(tmp_path, capsys):
+    path = tmp_path / "tiny.yaml"
+    data = tiny_config(tmp_path, total_steps=128, num_envs=2, rollout_steps=32, checkpoint_interval=1)
+    path.write_text(yaml.safe_dump(data))
+    assert whist_train(path, eval_deals=0) == 0
+    data["env"] = {"backend": "vector"}
+    path.write_text(yaml.safe_dump(data))
+    capsys.readouterr()
+    assert whist_train(path, resume=True, backend="vector", total_steps=192, eval_deals=0) == 2
+    assert "--backend vector: the run of" in capsys.readouterr().err
+    assert whist_train(path, resume=True, total_steps=192, eval_deals=0) == 0
+    assert "(aec backend, 2 games)" in capsys.readouterr().out
+    assert load_checkpoint(tmp_path / "tiny" / "checkpoints" / "latest.pt")["config"]["env"]["backend"] == "aec"

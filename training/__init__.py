@@ -10,6 +10,8 @@ package / module            job
                             ratings, league
 :mod:`training.viewers`     plots, the HTML replay page, terminal play
 :mod:`training.errors`      the errors a subcommand raises to end with a message and exit status
+:mod:`training.progress`    progress of long jobs: a bar on a terminal, plain lines now and then
+                            in a log (one policy for every command)
 ==========================  ====================================================================
 
 Imports point down (DESIGN.md "Layers"): ``cli`` → ``learn`` and ``viewers`` → ``evaluation`` →

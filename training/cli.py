@@ -88,8 +88,13 @@ def add_match_arguments(parser: argparse.ArgumentParser, deals: int, agents_help
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
                         help=f"two or more agent specs ({_agent_specs()}){agents_help}")
     parser.add_argument("--deals", type=int, default=deals, help="deals per pair (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the deals and of the agents' random generators (random, pimc, ismcts: reseeded "
-                             "before every play from it, the deal and the side; default: %(default)s)")
+    from training.evaluation.seed_ranges import DEVELOPMENT, REPORT, TRAINING
+
+    parser.add_argument("--seed", type=int, default=REPORT.start,
+                        help="seed of the deals and of the agents' random generators (random, pimc, ismcts: reseeded "
+                             f"before every play from it, the deal and the side; default: %(default)s, in {REPORT}, the seed range "
+                             f"of published figures; {DEVELOPMENT} is for tuning; training deals are {TRAINING}, which no match "
+                             "deal equals: training/evaluation/seed_ranges.py)")
     parser.add_argument("--workers", type=int, default=1, metavar="N",
                         help="processes playing deals at once (default: %(default)s); the results are the same as with one, "
                              "for search agents (pimc, ismcts) use one per core")
@@ -121,16 +126,18 @@ def configure_train(parser: argparse.ArgumentParser) -> None:
               "Ctrl-C (or SIGTERM) finishes the current update, saves checkpoints/latest.pt and exits 130;\n"
               "--resume continues from it.")
     parser.add_argument("config", help="experiment YAML file (see configs/classic_default.yaml)")
-    parser.add_argument("--resume", action="store_true", help="continue the run from RUN_DIR/checkpoints/latest.pt")
+    parser.add_argument("--resume", action="store_true",
+                        help="continue the run from RUN_DIR/checkpoints/latest.pt, on the backend it was trained on")
     parser.add_argument("--total-steps", type=int, default=None, metavar="N", help="override train.total_steps (environment steps, all seats)")
     parser.add_argument("--device", choices=["cpu", "cuda", "auto"], default=None, help="override the config's device")
     parser.add_argument("--backend", choices=["aec", "vector"], default=None,
-                        help="override env.backend: aec (raw_env per game) or vector (the batched engine, whist_env.vector)")
+                        help="override env.backend: aec (raw_env per game) or vector (the batched engine, whist_env.vector); "
+                             "with --resume it must be the run's own backend")
     parser.add_argument("--seed", type=int, default=None, help="override the config's seed")
     parser.add_argument("--run-dir", default=None, metavar="DIR", help="override the run folder (default: log_dir/run_name)")
     parser.add_argument("--eval-deals", type=int, default=None, metavar="N",
                         help="deals per opponent in the final evaluation (override eval.final_num_deals; 0 skips it)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress bar")
 
 
 def _seat_arg(text: str) -> int | str:
@@ -207,7 +214,8 @@ def configure_rllib_train(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--run-dir", default=None, metavar="DIR", help="override the run folder (default: log_dir/run_name)")
     parser.add_argument("--eval-deals", type=int, default=None, metavar="N",
                         help="deals per opponent in the final evaluation (override eval.num_deals; 0 skips it)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress lines or bars")
+    parser.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true",
+                        help="no progress lines or bars")
 
 
 # ---------------------------------------------------------------------------------- evaluation
@@ -223,7 +231,7 @@ def configure_eval(parser: argparse.ArgumentParser) -> None:
     add_match_arguments(parser, deals=1000, agents_help="; every pair among them plays a match")
     parser.add_argument("--no-duplicate", action="store_true", help="play each deal once instead of once per side")
     parser.add_argument("--out", default=None, metavar="DIR", help="folder for results.json and results.csv (default: print only)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress bar")
     parser.add_argument("--records", default=None, metavar="DIR",
                         help="save the game record of every play (docs/records.md): one JSON Lines file per match, "
                              "DIR/<game>__<agent A>__vs__<agent B>.jsonl; view one with 'whist replay FILE --html out.html'")
@@ -241,7 +249,7 @@ def configure_league(parser: argparse.ArgumentParser) -> None:
     add_game_arguments(parser, "; one play is one hand unless --option episode=game")
     add_match_arguments(parser, deals=300)
     parser.add_argument("--db", default=_default_store(), metavar="PATH", help="results store (default: %(default)s)")
-    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress bar")
 
 
 def configure_leaderboard(parser: argparse.ArgumentParser) -> None:
@@ -282,8 +290,9 @@ def configure_replay(parser: argparse.ArgumentParser) -> None:
               "Exit status 1 (the page is still written, with a red banner) when the record does not replay.\n\n"
               "example: whist replay runs/records/classic_whist__heuristic__vs__random.jsonl --index 3 --html replay.html")
     parser.add_argument("record", metavar="RECORD.jsonl", help="JSON Lines file of game records (docs/records.md)")
-    parser.add_argument("--index", type=int, default=0,
-                        help="which record of the file, 0-based; negative counts from the end (default: %(default)s)")
+    parser.add_argument("--index", type=int, default=None,
+                        help="which record of the file, 0-based; negative counts from the end (default: the first; "
+                             "a file of several records then says how many it holds)")
     parser.add_argument("--viewer", default=None, metavar="AGENT", help="show only this agent's cards, e.g. player_0 (default: every hand)")
     parser.add_argument("--html", required=True, metavar="OUT.html", help="the page to write")
 
@@ -306,12 +315,26 @@ def configure_play(parser: argparse.ArgumentParser) -> None:
 # ---------------------------------------------------------------------------------- wiring
 #: subcommand -> (one-line help, argument builder, "module:function" that carries it out)
 def configure_zoo_export(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist zoo-export``."""
+    from agents.learned.zoo import ZOO_DIR
+    from training.evaluation.seed_ranges import REPORT
+
     parser.add_argument("run_dir", metavar="RUN_DIR", help="a finished whist train run folder (it holds checkpoints/final.pt)")
-    parser.add_argument("--deals", type=int, default=2000, help="duplicate deals against random and heuristic each (default 2000)")
-    parser.add_argument("--seed", type=int, default=2027, help="seed of the evaluation deals, not the training seed (default 2027)")
-    parser.add_argument("--out", default=None, metavar="DIR", help="zoo folder (default: the installed agents/zoo)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
-    _examples(parser, "example: whist zoo-export runs/classic_strong --deals 2000")
+    parser.add_argument("--deals", type=int, default=2000, help="duplicate deals against random and heuristic each (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=2027,
+                        help=f"match seed of the evaluation deals, in the seed range {REPORT} of published figures "
+                             "(training/evaluation/seed_ranges.py) (default: %(default)s)")
+    parser.add_argument("--out", default=None, metavar="DIR",
+                        help=f"folder for <game>.pt and <game>.json (default: RUN_DIR/zoo); the shipped zoo is {ZOO_DIR}")
+    parser.add_argument("--force", action="store_true",
+                        help="allow --out to be the shipped zoo, replacing its agent of the game: it also takes at least as many "
+                             "--deals as the shipped agent's manifest, and the old and new tables are printed side by side first")
+    parser.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress bars")
+    _examples(parser,
+              "examples:\n"
+              "  whist zoo-export runs/classic_strong                 # writes runs/classic_strong/zoo/classic_whist.{pt,json}\n"
+              "  whist eval --option honours=false --agents checkpoint:runs/classic_strong/zoo/classic_whist.pt zoo heuristic\n"
+              f"  whist zoo-export runs/classic_strong --out {ZOO_DIR} --force   # replace the shipped agent")
 
 
 SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str]] = {

@@ -4,7 +4,8 @@ Each game's agent is two files in the package data folder ``agents/zoo/``: ``<ga
 actor only (it loads with ``weights_only=True`` like every checkpoint, :mod:`agents.learned.checkpoint`),
 and ``<game>.json``, its manifest: the training config, seed, commit, steps, wall time on the
 machine that trained it and the evaluation table measured after training. Both are written by
-``whist zoo-export`` from a finished ``whist train`` run.
+``whist zoo-export RUN_DIR --out <this folder> --force`` from a finished ``whist train`` run (without
+``--out`` it writes into ``RUN_DIR/zoo`` and leaves this folder alone).
 """
 
 from __future__ import annotations

@@ -13,7 +13,8 @@ Layout (every key optional except ``game``; unknown keys are errors)::
     env: {backend: aec}          # EnvConfig: aec (raw_env per game) or vector (whist_env.vector)
     train: {total_steps: ..., num_envs: ..., ...}   # PPOConfig
     warm_start: {teacher: heuristic, decisions: ...}  # WarmStartConfig, optional
-    eval: {interval_steps: ..., num_deals: ..., opponents: [random, heuristic], ...}
+    eval: {interval_steps: ..., num_deals: ..., opponents: [random, heuristic], seed: 12345, final_seed: 0, ...}
+                                 # seed: DEVELOPMENT, final_seed: REPORT (training.evaluation.seed_ranges)
 
 :func:`load_config` raises :class:`ConfigError` whose message names each bad key with its
 dotted path, e.g. ``train.lr: Input should be a valid number, unable to parse string as a number``.
@@ -170,12 +171,29 @@ class EvalConfig(_Strict):
     final_num_deals: int = Field(1000, ge=0, description="deals per opponent in the final evaluation (0 = skip)")
     opponents: list[str] = Field(default_factory=lambda: ["random", "heuristic"], description="agent specs")
     duplicate: bool = Field(True, description="replay each deal with the sides swapped")
-    seed: int = Field(12345, description="seed of the evaluation deals (kept apart from training deals)")
+    seed: int = Field(12345, description="match seed of the in-training evaluations, in seed_ranges.DEVELOPMENT "
+                                         "(training.evaluation.seed_ranges: training deals never meet them)")
+    final_seed: int = Field(0, description="match seed of the final evaluation table, in seed_ranges.REPORT (the range of "
+                                           "published figures, the default seed of whist eval)")
 
     @field_validator("opponents")
     @classmethod
     def _specs(cls, v: list[str]) -> list[str]:
         return check_agent_specs(v)
+
+    @field_validator("seed")
+    @classmethod
+    def _development_seed(cls, v: int) -> int:
+        from training.evaluation.seed_ranges import DEVELOPMENT, check_range
+
+        return check_range(v, DEVELOPMENT, "the in-training evaluation seed")
+
+    @field_validator("final_seed")
+    @classmethod
+    def _report_seed(cls, v: int) -> int:
+        from training.evaluation.seed_ranges import REPORT, check_range
+
+        return check_range(v, REPORT, "the final evaluation seed")
 
 
 class ExperimentConfig(_Strict):

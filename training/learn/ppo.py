@@ -62,6 +62,7 @@ import torch
 
 from agents.learned.checkpoint import check_compatible, make_checkpoint, save_checkpoint
 from agents.learned.network import ActorCritic, PolicyNet, masked_entropy, masked_log_probs, sample_actions
+from training.evaluation.seed_ranges import TRAINING
 from training.learn.config import ExperimentConfig
 from training.learn.rollout import LEARNER, Batch, RolloutStats, opponent_mix
 from whist_env.envs.policy_action import policy_action
@@ -182,7 +183,7 @@ class SelfPlayCollector:
     Args:
         make_env: builds one raw AEC environment of the game.
         num_envs: environments stepped in lockstep.
-        rng: numpy generator for reset seeds and line-ups.
+        rng: numpy generator for reset seeds (drawn in ``seed_ranges.TRAINING``) and line-ups.
         generator: torch generator for action sampling.
         device: where the networks live.
         reward_scale: multiplies every reward before it is stored.
@@ -237,7 +238,7 @@ class SelfPlayCollector:
 
     def _new_episode(self, i: int, pool: Sequence[tuple[int, torch.nn.Module]]) -> None:
         env = self.envs[i]
-        env.reset(seed=int(self.rng.integers(2**31 - 1)))
+        env.reset(seed=TRAINING.draw(self.rng))  # training deals never meet an evaluation's (seed_ranges)
         n = len(self.agents)
         label, key, opponent = self._pick_opponent(pool)
         if opponent is not None:
@@ -489,7 +490,8 @@ class PPOTrainer:
         writer: a tensorboard ``SummaryWriter`` (or anything with ``add_scalar``), or ``None``.
         evaluator: optional ``f(net, global_step) -> {tag: value}``, called every
             ``eval.interval_steps``; its scalars are logged under their tags.
-        progress: show a tqdm bar with steps/s and ETA.
+        progress: show steps/s and ETA on stderr: a bar on a terminal, else a plain line now and
+            then (:func:`training.progress.progress_bar`).
     Attributes:
         history: one dict of metrics per update (losses, returns, global_step) — the learning
             curve, used by the determinism tests.
@@ -688,9 +690,10 @@ class PPOTrainer:
             self._started = True
         bar = None
         if self.progress:
-            from tqdm import tqdm
+            from training.progress import progress_bar
 
-            bar = tqdm(total=total, initial=min(self.global_step, total), unit="step", unit_scale=True, dynamic_ncols=True, smoothing=0.1, mininterval=1.0)
+            bar = progress_bar(total=total, initial=min(self.global_step, total), desc="train", unit="step", unit_scale=True, dynamic_ncols=True,
+                               smoothing=0.1, mininterval=1.0)
         eval_every = self.config.eval.interval_steps
         next_eval = (self.global_step // eval_every + 1) * eval_every if eval_every else None
         start_time, start_step = time.perf_counter(), self.global_step

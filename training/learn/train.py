@@ -10,7 +10,11 @@ Every in-training evaluation prints one line (step, opponent, win rate with its 
 goes to tensorboard. Ctrl-C or SIGTERM finishes the update in progress, writes ``latest.pt``
 atomically, prints its step and the command that resumes, and exits 130; a second Ctrl-C abandons
 the update at once (``latest.pt`` then stays the last one written). A resumed run's tensorboard
-writer purges what the stopped run logged after its checkpoint's step, so no curve doubles back.
+writer purges what the stopped run logged after its checkpoint's step, so no curve doubles back,
+and the run keeps the backend it was trained on (``env.backend``, read from ``latest.pt``).
+
+In-training evaluations play ``eval.seed`` (a ``DEVELOPMENT`` seed), the final table
+``eval.final_seed`` (a ``REPORT`` seed): :mod:`training.evaluation.seed_ranges`.
 """
 
 from __future__ import annotations
@@ -121,6 +125,37 @@ def _load_config(args: Any) -> Any:
     return config
 
 
+def run_backend(checkpoint: dict[str, Any]) -> str:
+    """The backend (``"aec"`` or ``"vector"``) that a ``whist train`` checkpoint's run was trained
+    on: its config's ``env.backend``, ``"aec"`` for a checkpoint from before the setting existed."""
+    return str(((checkpoint.get("config") or {}).get("env") or {}).get("backend", "aec"))
+
+
+def _keep_run_backend(config: Any, args: Any, backend: str, latest: Path) -> Any:
+    """``config`` on the run's ``backend``: a resumed run keeps the backend it was trained on,
+    whatever the config file says (a note is printed when it differs).
+
+    Raises:
+        CommandError: ``--backend`` names another backend than the run's, or the config does not
+            validate on the run's backend.
+    """
+    from training.learn.config import ConfigError, config_from_dict
+
+    if getattr(args, "backend", None) is not None and args.backend != backend:
+        raise CommandError(f"--backend {args.backend}: the run of {latest} was trained on the {backend} backend; "
+                           f"resume it with --backend {backend}, or without --backend")
+    if config.env.backend == backend:
+        return config
+    data = config.model_dump(mode="json")
+    data["env"]["backend"] = backend
+    try:
+        kept = config_from_dict(data, source=f"{args.config} on the run's {backend} backend")
+    except ConfigError as exc:
+        raise CommandError(str(exc)) from None
+    print(f"resuming on the {backend} backend the run was trained on ({args.config} says env.backend: {config.env.backend})")
+    return kept
+
+
 def next_steps(config_path: str, run_dir: Path, game: str, options: dict[str, Any] | None = None) -> str:
     """The commands worth trying after a run, as printable lines; ``options`` (the run's rule
     options) are passed on as ``--option`` flags, except those of how episodes and rewards run."""
@@ -133,7 +168,7 @@ def next_steps(config_path: str, run_dir: Path, game: str, options: dict[str, An
         f"  whist eval --game {game}{flags} --agents checkpoint:{final} heuristic --deals 2000",
         f"  whist play --game {game}{flags} --opponents checkpoint:{final}   # play against it",
         f"  whist plot --logdir {run_dir} --out {run_dir / 'plots'}",
-        f"  whist zoo-export {run_dir}   # evaluate on 2,000 deals and make it the model zoo's {game} agent",
+        f"  whist zoo-export {run_dir}   # evaluate on 2,000 deals into {run_dir / 'zoo'}/ (the shipped zoo:{game} stays as it is)",
     ]
     if Path(config_path).name == "classic_default.yaml":
         lines.append("  whist train configs/classic_long.yaml   # a serious run (hours on 2 cores; resumable)")
@@ -178,10 +213,10 @@ def run_train(args: Any) -> int:
 
     import torch
     from torch.utils.tensorboard import SummaryWriter
-    from tqdm import tqdm
 
     from agents.learned.checkpoint import load_checkpoint
     from training.learn.ppo import PPOTrainer
+    from training.progress import progress_write
 
     run_dir = Path(args.run_dir) if args.run_dir else config.run_dir(args.config)
     latest = run_dir / "checkpoints" / "latest.pt"
@@ -189,12 +224,19 @@ def run_train(args: Any) -> int:
         raise CommandError(f"{run_dir} already holds a run; pass --resume to continue it or choose another run_name/--run-dir")
     if args.resume and not latest.exists():
         raise CommandError(f"--resume: no checkpoint at {latest}")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    evaluator = make_evaluator(config, opponents, config.eval.num_deals, say=tqdm.write) if config.eval.interval_steps else None
-    trainer = PPOTrainer(config, run_dir=run_dir, evaluator=evaluator, progress=not args.no_progress)
+    resumed = None
     if args.resume:
         try:
-            trainer.load_state(load_checkpoint(latest, game=config.game, map_location=trainer.device))
+            resumed = load_checkpoint(latest, game=config.game, map_location=config.resolved_device())
+        except ValueError as exc:
+            raise CommandError(f"cannot resume from {latest}: {exc}") from None
+        config = _keep_run_backend(config, args, run_backend(resumed), latest)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    evaluator = make_evaluator(config, opponents, config.eval.num_deals, say=progress_write) if config.eval.interval_steps else None
+    trainer = PPOTrainer(config, run_dir=run_dir, evaluator=evaluator, progress=not args.quiet)
+    if resumed is not None:
+        try:
+            trainer.load_state(resumed)
         except ValueError as exc:
             raise CommandError(f"cannot resume from {latest}: {exc}") from None
         print(f"resuming {run_dir} at step {trainer.global_step:,} (update {trainer.update})")
@@ -234,8 +276,8 @@ def run_train(args: Any) -> int:
         agent = NeuralAgent.from_checkpoint(final, game=config.game, greedy=True, device="cpu", name=f"ppo:{run_dir.name}")
         torch.set_num_threads(config.num_threads)
         try:
-            results = [evaluate_pair(config.game, agent, opponent, num_deals, seed=config.eval.seed, options=config.options,
-                                     duplicate=config.eval.duplicate, progress=not args.no_progress)
+            results = [evaluate_pair(config.game, agent, opponent, num_deals, seed=config.eval.final_seed, options=config.options,
+                                     duplicate=config.eval.duplicate, progress=not args.quiet)
                        for opponent in opponents.values()]
         except KeyboardInterrupt:
             raise Interrupted(f"final evaluation abandoned; the trained agent is {final}") from None

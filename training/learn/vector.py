@@ -44,6 +44,7 @@ import numpy as np
 import torch
 
 from agents.learned.network import masked_log_probs, sample_actions
+from training.evaluation.seed_ranges import TRAINING
 from training.learn.rollout import LEARNER, Batch, RolloutStats, opponent_mix
 
 
@@ -103,7 +104,8 @@ class VectorSelfPlayCollector:
     Args:
         env: a :class:`whist_env.vector.VectorWhistEnv` (``whist_env.vector.make(game, B, device)``).
         sides: side of each seat (:func:`training.learn.ppo.seat_sides`), N ints.
-        rng: numpy generator; seeds the engine's deals and the collector's own torch generator
+        rng: numpy generator; seeds the engine's deals (a seed in ``training.evaluation.seed_ranges.TRAINING``)
+            and the collector's own torch generator
             (line-ups, action sampling) at every :meth:`reset_all`.
         device: where the engine and the networks live.
         reward_scale: multiplies every reward before it is stored.
@@ -155,7 +157,7 @@ class VectorSelfPlayCollector:
     # ----------------------------------------------------------------- episodes and line-ups
     def reset_all(self, pool: Sequence[tuple[int, torch.nn.Module]]) -> None:
         """Start a fresh episode in every game (dropping the open ones and their decisions)."""
-        self.env.generator.manual_seed(int(self.rng.integers(2**63 - 1)))
+        self.env.generator.manual_seed(TRAINING.draw(self.rng))  # the deals: training seeds (seed_ranges)
         self.generator.manual_seed(int(self.rng.integers(2**63 - 1)))
         self._sync_slots(pool)
         self.obs, self.mask, self.seat = self.env.reset()

@@ -34,6 +34,7 @@ import numpy as np
 import torch
 
 from agents.learned.network import masked_log_probs
+from training.evaluation.seed_ranges import TRAINING
 from whist_env.envs.policy_action import policy_action
 
 
@@ -69,7 +70,7 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
         teacher: an :class:`agents.base.Policy`; it receives each acting agent's observation and
             information state, never the global state.
         num_decisions: decisions to gather at least.
-        rng: seeds of the episodes.
+        rng: draws the seeds of the episodes, in ``training.evaluation.seed_ranges.TRAINING``.
         central_critic: store ``env.state()`` as the critic's input (else the observation).
         gamma: discount per own decision of the returns.
         reward_scale: multiplies every reward.
@@ -88,7 +89,7 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
     explore = bid_explore > 0 and bid_index.size > 0
     obs, masks, actions, critic, returns, choices = [], [], [], [], [], []
     while len(actions) < num_decisions:
-        env.reset(seed=int(rng.integers(2**31 - 1)))
+        env.reset(seed=TRAINING.draw(rng))  # teacher data is training data (seed_ranges)
         seats: dict[str, list[int]] = {a: [] for a in agents}  # sample indices of each seat's decisions
         rewards: list[float] = []
         for agent in env.agent_iter():
@@ -224,10 +225,10 @@ def run_warm_start(trainer: Any) -> None:
         augment = {k: torch.as_tensor(v, device=trainer.device) for k, v in symmetry.tables(symmetry.permutations).items()}
     bar = None
     if trainer.progress:
-        from tqdm import tqdm
+        from training.progress import progress_bar
 
-        bar = tqdm(total=ws.decisions, initial=trainer.warm_decisions, unit="dec", unit_scale=True, dynamic_ncols=True,
-                   desc=f"warm start ({ws.teacher})", mininterval=1.0)
+        bar = progress_bar(total=ws.decisions, initial=trainer.warm_decisions, unit="dec", unit_scale=True, dynamic_ncols=True,
+                           desc=f"warm start ({ws.teacher})", mininterval=1.0)
     try:
         while trainer.warm_decisions < ws.decisions and not trainer._stop_requested and not trainer.out_of_time():
             t0 = time.perf_counter()

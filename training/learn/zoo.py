@@ -1,6 +1,6 @@
 """``whist zoo-export RUN_DIR``: a finished ``whist train`` run becomes the model zoo's agent of its game.
 
-It writes two files to the zoo folder (``agents/zoo`` by default, :mod:`agents.zoo`):
+It writes two files into ``RUN_DIR/zoo`` (or ``--out DIR``):
 
 * ``<game>.pt``: a checkpoint with the actor only (no critic, optimizer or opponent pool), a few
   MB at most; it loads with ``weights_only=True`` and plays as ``zoo:<game>``;
@@ -11,15 +11,31 @@ It writes two files to the zoo folder (``agents/zoo`` by default, :mod:`agents.z
   and Bid Whist the bidding statistics of those matches (exact bids, contracts made:
   ``training.evaluation.bidding``).
 
-Both files are written atomically (a temporary file, then a rename), the checkpoint first, so an
-interrupted export never leaves a zoo agent without its weights.
+The evaluation deals come from the match seed ``--seed`` (default 2027), in
+``training.evaluation.seed_ranges.REPORT``: the table is a published figure.
+
+Replacing a shipped agent (``--out`` the shipped zoo, :data:`agents.learned.zoo.ZOO_DIR`, whose
+``<game>.pt`` is what ``zoo:<game>`` plays for everyone) takes ``--force`` and at least as many
+evaluation deals as the shipped manifest's; otherwise the export is refused before it evaluates
+anything. The shipped table and the new one are printed side by side before any file is
+written, and the replaced files are first copied to ``RUN_DIR/zoo/replaced/``.
+
+Both files are written in full to temporary files, then renamed into place together, with Ctrl-C
+held back between the two renames (:func:`write_files_atomic`): a crash or Ctrl-C leaves either
+the old pair or the new one, never a half-written agent.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import os
+import signal
 import tempfile
+import threading
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -29,27 +45,110 @@ from training.errors import CommandError, Interrupted
 BIDDING_GAMES = ("romanian_whist", "bid_whist")
 
 
+#: Evaluation deals per opponent that replacing a shipped agent takes when the shipped zoo holds
+#: no manifest of that game (every shipped manifest has this many).
+SHIPPED_MIN_DEALS = 2000
+
+
+def default_out_dir(run_dir: str | os.PathLike) -> Path:
+    """Where ``whist zoo-export RUN_DIR`` writes without ``--out``: ``RUN_DIR/zoo``."""
+    return Path(run_dir) / "zoo"
+
+
+def is_shipped_zoo(out_dir: str | os.PathLike) -> bool:
+    """Whether ``out_dir`` is the folder of the shipped agents (:data:`agents.learned.zoo.ZOO_DIR`,
+    read when called), symbolic links resolved."""
+    from agents.learned import zoo
+
+    return Path(out_dir).resolve() == Path(zoo.ZOO_DIR).resolve()
+
+
+def shipped_manifest(game: str) -> dict[str, Any] | None:
+    """The manifest of the shipped agent of ``game`` (``ZOO_DIR/<game>.json``), ``None`` when the
+    shipped zoo holds none.
+
+    Raises:
+        ValueError: the manifest is not valid JSON.
+    """
+    from agents.learned import zoo
+
+    path = Path(zoo.ZOO_DIR) / f"{game}.json"
+    if not path.is_file():
+        return None
+    try:
+        return json.loads(path.read_text())
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"the shipped manifest {path} is not valid JSON: {exc}") from None
+
+
+def check_destination(game: str, out_dir: str | os.PathLike, deals: int, force: bool) -> None:
+    """Refuse an export into the shipped zoo unless it is forced and measured on enough deals.
+
+    Writing into :data:`agents.learned.zoo.ZOO_DIR` replaces the agent that ``zoo:<game>`` plays
+    for every user: it takes ``force`` and at least the shipped manifest's deals per opponent
+    (:data:`SHIPPED_MIN_DEALS` when the zoo holds no agent of ``game``). Any other folder is free.
+
+    Raises:
+        ValueError: one line saying why and what to pass.
+    """
+    if not is_shipped_zoo(out_dir):
+        return
+    old = shipped_manifest(game)
+    needed = int(((old or {}).get("evaluation") or {}).get("deals_per_opponent") or SHIPPED_MIN_DEALS)
+    what = f"the shipped {game} agent" if old is not None else f"a {game} agent"
+    if not force:
+        raise ValueError(f"--out {out_dir} is the shipped model zoo: writing {what} there takes --force "
+                         f"(and --deals {needed:,} or more); without --out the agent goes to RUN_DIR/zoo")
+    if deals < needed:
+        doing = f"replacing {what}" if old is not None else f"writing {what} into the shipped zoo"
+        raise ValueError(f"{doing} takes at least {needed:,} evaluation deals per opponent "
+                         f"({'its manifest has' if old is not None else 'as every shipped manifest has'} {needed:,}), "
+                         f"got --deals {deals:,}: pass --deals {needed}")
+
+
+def _check_seed(config: dict[str, Any], seed: int) -> None:
+    from training.evaluation.seed_ranges import REPORT, check_range
+
+    if int(config.get("seed", -1)) == seed:
+        raise ValueError(f"the evaluation seed {seed} is the training seed: choose another with --seed")
+    check_range(seed, REPORT, "the evaluation seed (--seed)")
+
+
 def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, deals: int, seed: int,
-                     opponents: tuple[str, ...] = ("random", "heuristic"), progress: bool = False) -> tuple[Path, Path, list[Any]]:
+                     opponents: tuple[str, ...] = ("random", "heuristic"), progress: bool = False,
+                     force: bool = False, before_write: Callable[[dict[str, Any]], None] | None = None,
+                     ) -> tuple[Path, Path, list[Any]]:
     """Evaluate ``run_dir``'s ``checkpoints/final.pt`` and write the zoo files of its game.
+
+    Every check runs before the evaluation, so a refused export costs no evaluation and changes
+    no file; the two files are written together at the end (:func:`write_files_atomic`).
 
     Args:
         run_dir: a ``whist train`` run folder.
-        out_dir: the zoo folder (created if missing).
+        out_dir: the folder to write ``<game>.pt`` and ``<game>.json`` into (created if missing);
+            the shipped zoo (:data:`agents.learned.zoo.ZOO_DIR`) only with ``force``
+            (:func:`check_destination`).
         deals: duplicate deals per opponent (0: no evaluation table).
-        seed: seed of the evaluation deals; it must differ from the training seed.
+        seed: match seed of the evaluation deals, in ``seed_ranges.REPORT`` (the evaluation table
+            is a published figure) and not the training seed.
         opponents: agent specs evaluated against.
+        progress: show progress bars.
+        force: allow ``out_dir`` to be the shipped zoo.
+        before_write: called with the new manifest (a JSON-ready dict) after the evaluation and
+            before any file is written, e.g. to print it beside the shipped one.
     Returns:
-        ``(checkpoint path, manifest path, evaluation results)``.
+        ``(checkpoint path, manifest path, evaluation results)`` (results: one
+        :class:`training.evaluation.match.PairResult` per opponent).
     Raises:
         FileNotFoundError: the run has no ``final.pt``.
-        ValueError: a checkpoint that cannot be read, or ``seed`` equal to the training seed.
+        ValueError: a checkpoint that cannot be read, ``seed`` outside ``REPORT`` or equal to the
+            training seed, or an export into the shipped zoo that :func:`check_destination` refuses.
     """
     import torch
 
-    from agents.registry import make_agent
-    from agents.learned.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint, write_file_atomic
+    from agents.learned.checkpoint import load_checkpoint, make_checkpoint
     from agents.learned.neural import NeuralAgent, actor_from_checkpoint
+    from agents.registry import make_agent
     from training.evaluation.bidding import bidding_stats, json_ready
     from training.evaluation.match import evaluate_pair
     from whist_env.records import read_records
@@ -58,9 +157,9 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     final = run_dir / "checkpoints" / "final.pt"
     ckpt = load_checkpoint(final)
     config = ckpt.get("config") or {}
-    if int(config.get("seed", -1)) == seed:
-        raise ValueError(f"the evaluation seed {seed} is the training seed: choose another with --seed")
+    _check_seed(config, seed)
     game, options = ckpt["game"], dict(ckpt["options"])
+    check_destination(game, out_dir, deals, force)
     actor = actor_from_checkpoint(ckpt)
     agent = NeuralAgent(actor, name=f"zoo:{game}", game=game, trained_options=options)
     results = []
@@ -74,14 +173,11 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
             if records is not None:  # the exact-bid share or the contracts made, both players of the match
                 bidding[spec] = bidding_stats(read_records(records)).get(game, {})
     extra = ckpt.get("extra") or {}
-    out_dir.mkdir(parents=True, exist_ok=True)
-    pt_path = out_dir / f"{game}.pt"
     zoo_ckpt = make_checkpoint(model=actor, game=game, options=options, obs_size=int(ckpt["obs_size"]),
                                num_actions=int(ckpt["num_actions"]), hidden_sizes=list(ckpt["hidden_sizes"]),
                                bid_features=list(ckpt.get("bid_features") or []), config=config,
                                global_step=int(ckpt.get("global_step", 0)), update=int(ckpt.get("update", 0)),
                                extra={"run_name": extra.get("run_name", ""), "actor_only": True})
-    save_checkpoint(zoo_ckpt, pt_path)
     manifest = {
         "game": game,
         "options": options,
@@ -97,31 +193,168 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
         "parameters": sum(int(p.numel()) for p in actor.parameters()),
         "torch": torch.__version__,
     }
+    if before_write is not None:
+        before_write(manifest)
+    buffer = io.BytesIO()
+    torch.save(dict(zoo_ckpt), buffer)
+    pt_path = out_dir / f"{game}.pt"
     json_path = pt_path.with_suffix(".json")
-    text = json.dumps(manifest, indent=2) + "\n"
-    write_file_atomic(json_path, lambda f: f.write(text.encode()))
+    write_files_atomic([(pt_path, buffer.getvalue()), (json_path, (json.dumps(manifest, indent=2) + "\n").encode())])
     return pt_path, json_path, results
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """Hold SIGINT and SIGTERM back while active: a handler that only notes them stands in for
+    the previous ones, and the first one noted goes to its previous handler on exit. (Python runs
+    signal handlers in the main thread whichever thread the OS delivered the signal to, so this
+    holds in a process with other threads, where a thread's signal mask would not.) Outside the
+    main thread, where handlers cannot be set, it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    noted: list[tuple[int, Any]] = []
+    previous = {sig: signal.signal(sig, lambda signum, frame: noted.append((signum, frame))) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, handler in previous.items():
+            signal.signal(sig, signal.SIG_DFL if handler is None else handler)
+        if noted:
+            signum, frame = noted[0]
+            handler = previous[signum]
+            if callable(handler):
+                handler(signum, frame)  # e.g. KeyboardInterrupt from Python's default SIGINT handler
+            elif handler in (signal.SIG_DFL, None):
+                signal.raise_signal(signum)
+
+
+def write_files_atomic(files: Sequence[tuple[Path, bytes]]) -> None:
+    """Write several files as one: each is written in full to a temporary file beside it
+    (flushed and ``fsync``-ed), and only then are they all renamed into place (``os.replace``),
+    with Ctrl-C and SIGTERM held back between the renames. A crash or Ctrl-C while writing
+    leaves every old file as it was (the temporary files are removed); a reader never sees a
+    partial file.
+
+    Args:
+        files: ``(path, content)`` pairs, renamed in this order.
+    Raises:
+        OSError: a folder that cannot be created or written (nothing is replaced then).
+    """
+    temps: list[str] = []
+    umask = os.umask(0)
+    os.umask(umask)
+    try:
+        for path, data in files:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+            temps.append(tmp)
+            os.chmod(tmp, 0o666 & ~umask)  # mkstemp creates 0600; give the file the usual mode
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+                f.flush()
+                os.fsync(f.fileno())
+        with _signals_held():
+            for (path, _), tmp in zip(files, temps):
+                os.replace(tmp, path)
+        temps = []
+    finally:  # includes KeyboardInterrupt: never leave a temporary file behind
+        for tmp in temps:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(tmp)
+    for folder in dict.fromkeys(path.parent for path, _ in files):
+        with contextlib.suppress(OSError):  # make the renames durable where the OS allows it
+            dir_fd = os.open(folder, os.O_RDONLY)
+            try:
+                os.fsync(dir_fd)
+            finally:
+                os.close(dir_fd)
+
+
+def _cell(result: dict[str, Any] | None, key: str, percent: bool) -> str:
+    """``value [low, high]`` of ``result[key]`` and its interval (``-`` without a value; an
+    interval bound that JSON holds as ``null``, e.g. from fewer than two deals, shows ``nan``)."""
+    if result is None or result.get(key) is None:
+        return "-"
+    lo, hi = result.get(f"{key}_ci") or (None, None)
+    values = [float("nan") if v is None else float(v) for v in (result[key], lo, hi)]
+    if percent:
+        value, lo, hi = (100 * v for v in values)
+        return f"{value:.1f}% [{lo:.1f}, {hi:.1f}]"
+    value, lo, hi = values
+    return f"{value:+.2f} [{lo:+.2f}, {hi:+.2f}]"
+
+
+def side_by_side(old: dict[str, Any], new: dict[str, Any]) -> str:
+    """The evaluation tables of two zoo manifests side by side, one row per opponent: win rate
+    and points per hand (each with its 95% interval) of the old agent and of the new one.
+
+    Args:
+        old: the shipped manifest (``<game>.json``).
+        new: the new manifest (as :func:`export_zoo_agent` writes it).
+    Returns:
+        Printable lines: a heading per agent (deals per opponent, match seed, training steps),
+        then the table.
+    """
+    def heading(label: str, m: dict[str, Any]) -> str:
+        ev = m.get("evaluation") or {}
+        return (f"{label}: {int(ev.get('deals_per_opponent') or 0):,} deals per opponent, seed {ev.get('seed')}, "
+                f"{int(m.get('steps') or 0):,} steps, {int(m.get('warm_start_decisions') or 0):,} teacher decisions")
+
+    tables = [{r["agent_b"]: r for r in (m.get("evaluation") or {}).get("results") or []} for m in (old, new)]
+    header = ["opponent", "old win rate [95% CI]", "new win rate [95% CI]", "old points/hand", "new points/hand"]
+    rows = [[spec, _cell(tables[0].get(spec), "win_rate", True), _cell(tables[1].get(spec), "win_rate", True),
+             _cell(tables[0].get(spec), "points_per_hand", False), _cell(tables[1].get(spec), "points_per_hand", False)]
+            for spec in dict.fromkeys([*tables[0], *tables[1]])]
+    widths = [max(len(str(row[i])) for row in [header, *rows]) for i in range(len(header))]
+    lines = [heading("old (shipped)", old), heading("new (this run)", new), ""]
+    lines += ["  ".join(str(cell).ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header, *rows]]
+    return "\n".join(lines)
 
 
 def run_zoo_export(args: Any) -> int:
     """Carry out ``whist zoo-export`` (arguments: :func:`training.cli.configure_zoo_export`); returns 0.
 
+    Writes into ``RUN_DIR/zoo`` unless ``--out`` says otherwise; the shipped zoo takes ``--force``
+    and enough deals (:func:`check_destination`). When the shipped zoo holds an agent of the game,
+    its table and the new one are printed side by side before any file is written; a replaced
+    shipped agent is first copied to ``RUN_DIR/zoo/replaced/``.
+
     Raises:
-        CommandError: no finished run there, an unreadable checkpoint, or the training seed
-            given as the evaluation seed.
-        Interrupted: Ctrl-C (the zoo files are written only at the end, atomically).
+        CommandError: no finished run there, an unreadable checkpoint, a seed outside
+            ``seed_ranges.REPORT`` or equal to the training seed, or a refused destination
+            (all before the evaluation; nothing is written then).
+        Interrupted: Ctrl-C (the files are written together at the end: both or neither).
     """
-    from agents.learned.zoo import ZOO_DIR
     from training.evaluation.match import format_table
 
-    out = Path(args.out) if args.out else ZOO_DIR
+    run_dir = Path(args.run_dir)
+    out = Path(args.out) if args.out else default_out_dir(run_dir)
+    replacing: list[Path] = []
+
+    def show_and_keep(manifest: dict[str, Any]) -> None:
+        old = shipped_manifest(manifest["game"])
+        results = manifest["evaluation"]["results"]
+        if old is not None and results:
+            print(side_by_side(old, manifest))
+        if is_shipped_zoo(out):  # keep the agent about to be replaced beside the run
+            replacing.extend(p for p in (out / f"{manifest['game']}.pt", out / f"{manifest['game']}.json") if p.is_file())
+            if replacing:
+                backup = default_out_dir(run_dir) / "replaced"
+                write_files_atomic([(backup / p.name, p.read_bytes()) for p in replacing])
+                print(f"the shipped agent being replaced is kept in {backup}")
+
     try:
-        pt_path, json_path, results = export_zoo_agent(args.run_dir, out, args.deals, args.seed, progress=not args.no_progress)
+        pt_path, json_path, results = export_zoo_agent(run_dir, out, args.deals, args.seed, progress=not args.quiet,
+                                                       force=args.force, before_write=show_and_keep)
     except (FileNotFoundError, ValueError) as exc:
         raise CommandError(str(exc)) from None
+    except OSError as exc:
+        raise CommandError(f"cannot write the zoo files: {exc}") from None
     except KeyboardInterrupt:
-        raise Interrupted("the zoo files are written after the evaluation; the zoo is as it was unless that had begun") from None
+        raise Interrupted("the zoo files are written together after the evaluation: either both were written or "
+                          "neither, and the folder is as it was unless the writing had begun") from None
     if results:
         print(format_table(results))
-    print(f"wrote {pt_path} ({pt_path.stat().st_size / 1e6:.2f} MB) and {json_path}")
+    print(f"{'replaced' if replacing else 'wrote'} {pt_path} ({pt_path.stat().st_size / 1e6:.2f} MB) and {json_path}")
     return 0

@@ -88,8 +88,8 @@ def resume_command(args: Any) -> str:
         value = getattr(args, name, None)
         if value is not None:
             words += [flag, str(value)]
-    if getattr(args, "no_progress", False):
-        words.append("--no-progress")
+    if getattr(args, "quiet", False):
+        words.append("--quiet")
     return shlex.join([*words, "--resume"])
 
 
@@ -217,7 +217,9 @@ def run_rllib_train(args: Any) -> int:
         import ray  # noqa: F401
         import ray.rllib  # noqa: F401
     except ImportError as err:
-        raise CommandError(f"whist rllib-train needs Ray's RLlib ({err}); install the extra: pip install 'whist-env[rllib]'") from None
+        from agents.learned.rllib import RAY_INSTALL_HINT
+
+        raise CommandError(f"whist rllib-train needs Ray's RLlib ({err}). {RAY_INSTALL_HINT}") from None
     try:
         eval_opponents = {spec: make_agent(spec, config.game, seed=config.eval.seed + i) for i, spec in enumerate(config.eval.opponents)}
     except (ValueError, OSError, ImportError) as exc:
@@ -310,7 +312,7 @@ def run_rllib_train(args: Any) -> int:
 
     num_deals = config.eval.num_deals if args.eval_deals is None else args.eval_deals
     if num_deals > 0 and eval_opponents:
-        _evaluate(config, latest, run_dir, eval_opponents, num_deals, progress=not args.no_progress)
+        _evaluate(config, latest, run_dir, eval_opponents, num_deals, progress=not args.quiet)
     flags = "".join(f" --option {k}={v if isinstance(v, str) else json.dumps(v)}" for k, v in config.options.items()
                     if k not in ("episode", "reward", "max_hands"))
     print("next:")
@@ -379,7 +381,7 @@ def _train(args: Any, config: Any, ppo: Any, run_dir: Path, latest: Path, metada
                         writer.add_scalar(tag, value, step)
                     writer.add_scalar("perf/env_steps_per_s", (summary["env_steps"] or 0) / max(1e-9, seconds), step)
                     writer.add_scalar("perf/iteration_s", seconds, step)
-                    if not args.no_progress:
+                    if not args.quiet:
                         print(_progress_line(metadata["iteration"], step, config, rate, time.perf_counter() - start, summary), flush=True)
                     if since_save >= train.checkpoint_interval and not done():
                         save_checkpoint(algo, run_dir, metadata)
