@@ -66,7 +66,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
         return cls()
     if kind == "checkpoint" and sep:
         if not rest:
-            raise ValueError("agent spec 'checkpoint:' needs a path, e.g. checkpoint:runs/classic/final.pt")
+            raise ValueError(f"agent spec 'checkpoint:' needs a path, e.g. {_PATH_HINTS['checkpoint']}")
         from agents.learned.neural import NeuralAgent  # torch is heavy: import only when needed
 
         return NeuralAgent.from_checkpoint(rest, game=game)
@@ -85,13 +85,13 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
         return ISMCTSAgent.from_spec(game, rest, seed=seed, make_policy=make_agent)
     if kind == "sb3" and sep:
         if not rest:
-            raise ValueError("agent spec 'sb3:' needs a path, e.g. sb3:runs/sb3/model.zip")
+            raise ValueError(f"agent spec 'sb3:' needs a path, e.g. {_PATH_HINTS['sb3']}")
         from agents.learned.sb3 import SB3Agent  # stable-baselines3 is heavy: import only when needed
 
         return SB3Agent.from_zip(rest, game=game)
     if kind == "rllib" and sep:
         if not rest:
-            raise ValueError("agent spec 'rllib:' needs a path, e.g. rllib:runs/rllib_classic (a whist rllib-train run folder)")
+            raise ValueError(f"agent spec 'rllib:' needs a path, e.g. {_PATH_HINTS['rllib']}")
         from agents.learned.rllib import RLlibAgent  # Ray is heavy and optional: import only when needed
 
         return RLlibAgent.from_checkpoint(rest, game=game)
