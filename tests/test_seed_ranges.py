@@ -75,7 +75,7 @@ def test_check_range_returns_the_seed_or_says_where_it_lies():
     with pytest.raises(ValueError) as exc:
         check_range(2027, DEVELOPMENT, "eval.seed")
     assert str(exc.value) == ("eval.seed 2,027 lies in REPORT [0, 10,000) (the figures README and the docs publish); expected a "
-                              "seed in DEVELOPMENT [10,000, 1,000,000) (tuning: in-training evaluations, search defaults, ablations)")
+                              "seed in DEVELOPMENT [10,000, 1,000,000) (tuning: in-training evaluations, search defaults)")
     with pytest.raises(ValueError) as exc:
         check_range(9_995, REPORT, "--seed", count=10)
     assert str(exc.value) == ("--seed 9,995 (and the 9 seeds after it) straddle REPORT and DEVELOPMENT; expected a seed in "
@@ -159,7 +159,7 @@ def test_config_evaluation_seeds_default_to_development_and_report():
     ("seed", 2**32 + 7, "eval.seed: the in-training evaluation seed 4,294,967,303 lies in TRAINING [2**32, 2**33) (the deals "
                         "training plays: self-play and teacher data); expected a seed in DEVELOPMENT"),
     ("final_seed", 12_345, "eval.final_seed: the final evaluation seed 12,345 lies in DEVELOPMENT [10,000, 1,000,000) (tuning: "
-                           "in-training evaluations, search defaults, ablations); expected a seed in REPORT [0, 10,000)"),
+                           "in-training evaluations, search defaults); expected a seed in REPORT [0, 10,000)"),
     ("final_seed", -1, "eval.final_seed: the final evaluation seed -1 lies in no seed range; expected a seed in REPORT"),
 ])
 def test_an_evaluation_seed_in_the_wrong_range_is_refused(tmp_path, key, seed, message):

@@ -6,9 +6,10 @@ range            seeds (half-open)           what draws from it
 ``REPORT``       ``[0, 10,000)``             figures README and the docs publish: ``whist eval`` and
                                              ``whist league`` (default ``--seed`` 0), ``whist zoo-export``
                                              (default 2027), the final table of ``whist train``
-                                             (``eval.final_seed``, default 0)
+                                             (``eval.final_seed``, default 0), the published ablations
+                                             (``benchmarks/ablation.py``, default 2027)
 ``DEVELOPMENT``  ``[10,000, 1,000,000)``     tuning: the in-training evaluations of ``whist train``
-                                             (``eval.seed``, default 12345), search defaults, ablations
+                                             (``eval.seed``, default 12345), search defaults
 ``TRAINING``     ``[2**32, 2**33)``          every deal that training plays: the env resets of self-play
                                              (``training.learn.ppo``), the teacher data of the warm start
                                              (``training.learn.warm_start``), the batched engine's generator
@@ -73,9 +74,9 @@ REPORT = SeedRange("REPORT", 0, 10_000, "the figures README and the docs publish
 """Match seeds of the published figures: ``whist eval``/``whist league`` (default 0), ``whist zoo-export``
 (default 2027), the final table of ``whist train`` (``eval.final_seed``)."""
 
-DEVELOPMENT = SeedRange("DEVELOPMENT", 10_000, 1_000_000, "tuning: in-training evaluations, search defaults, ablations")
+DEVELOPMENT = SeedRange("DEVELOPMENT", 10_000, 1_000_000, "tuning: in-training evaluations, search defaults")
 """Match seeds of tuning: the in-training evaluations of ``whist train`` (``eval.seed``, default 12345),
-search defaults, ablations."""
+search defaults."""
 
 TRAINING = SeedRange("TRAINING", 2**32, 2**33, "the deals training plays: self-play and teacher data")
 """Deal seeds (``env.reset(seed=...)``) of training: self-play, the warm start's teacher data and the
