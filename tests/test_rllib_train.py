@@ -19,7 +19,7 @@ from training.learn.rllib.config import load_rllib_config, rllib_config_from_dic
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "configs" / "rllib_classic.yaml"
 HAS_RLLIB = importlib.util.find_spec("ray") is not None and importlib.util.find_spec("ray.rllib") is not None
-needs_rllib = pytest.mark.skipif(not HAS_RLLIB, reason="needs ray[rllib] (pip install 'whist-env[rllib]')")
+needs_rllib = pytest.mark.skipif(not HAS_RLLIB, reason="needs ray[rllib]: run in README's Ray venv (.venv-ray)")
 
 
 def _config(**changes):
@@ -90,7 +90,7 @@ def trained_run(tmp_path_factory):
     """One iteration of the example config on 2 env runners with a tiny batch against the
     heuristic, with a 4-deal final evaluation; returns (run folder, printed output)."""
     if not HAS_RLLIB:
-        pytest.skip("needs ray[rllib] (pip install 'whist-env[rllib]')")
+        pytest.skip("needs ray[rllib]: run in README's Ray venv (.venv-ray)")
     tmp = tmp_path_factory.mktemp("rllib")
     config = tmp / "tiny.yaml"
     config.write_text(yaml.safe_dump(_config(**{
