@@ -1,4 +1,4 @@
-"""Checkpoints (agents/checkpoint.py) and NeuralAgent.from_checkpoint (agents/neural.py)."""
+"""Checkpoints (agents/learned/checkpoint.py) and NeuralAgent.from_checkpoint (agents/learned/neural.py)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The learning stack around PPO: centralised critic, warm start from a teacher, opponent mixes
-(training/learn/ppo.py, training/learn/warm_start.py, agents/network.py), in every game."""
+(training/learn/ppo.py, training/learn/warm_start.py, agents/learned/network.py), in every game."""
 
 from __future__ import annotations
 

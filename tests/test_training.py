@@ -1,4 +1,4 @@
-"""Self-play PPO (training/learn/ppo.py), the masked network (agents/network.py) and ``whist train``."""
+"""Self-play PPO (training/learn/ppo.py), the masked network (agents/learned/network.py) and ``whist train``."""
 
 from __future__ import annotations
 

@@ -91,3 +91,14 @@ def test_every_public_read_of_the_state_before_reset_is_refused_and_changes_noth
         assert torch.equal(x, y)
     assert torch.equal(env.state(), twin.state())
     assert env.current_deal(1) == twin.current_deal(1)
+
+
+def test_current_deal_refuses_a_game_outside_the_batch():
+    import whist_env.vector as vector
+
+    env = vector.make("classic_whist", 4, seed=0)
+    env.reset()
+    for bad in (7, 4, -1, 1.5, True, "0"):
+        with pytest.raises(ValueError, match=r"classic_whist: current_deal\(game\): game must be an int in \[0, 4\)"):
+            env.current_deal(bad)
+    assert sorted(env.current_deal(3)["hands"]) == [f"player_{i}" for i in range(4)]

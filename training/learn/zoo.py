@@ -18,7 +18,8 @@ Replacing a shipped agent (``--out`` the shipped zoo, :data:`agents.learned.zoo.
 ``<game>.pt`` is what ``zoo:<game>`` plays for everyone) takes ``--force`` and at least as many
 evaluation deals as the shipped manifest's; otherwise the export is refused before it evaluates
 anything. The shipped table and the new one are printed side by side before any file is
-written, and the replaced files are first copied to ``RUN_DIR/zoo/replaced/``.
+written, and the replaced files are first copied to ``RUN_DIR/zoo/replaced/`` (``replaced-2/``, ... when
+that already holds an earlier one).
 
 Both files are written in full to temporary files, then renamed into place together, with Ctrl-C
 held back between the two renames (:func:`write_files_atomic`): a crash or Ctrl-C leaves either
@@ -141,8 +142,9 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
         :class:`training.evaluation.match.PairResult` per opponent).
     Raises:
         FileNotFoundError: the run has no ``final.pt``.
-        ValueError: a checkpoint that cannot be read, ``seed`` outside ``REPORT`` or equal to the
-            training seed, or an export into the shipped zoo that :func:`check_destination` refuses.
+        ValueError: a checkpoint that cannot be read, ``deals < 0``, ``seed`` outside ``REPORT`` or
+            equal to the training seed, or an export into the shipped zoo that :func:`check_destination`
+            refuses.
     """
     import torch
 
@@ -159,9 +161,13 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     config = ckpt.get("config") or {}
     _check_seed(config, seed)
     game, options = ckpt["game"], dict(ckpt["options"])
+    if deals < 0:
+        raise ValueError(f"--deals must be >= 0 (0: no evaluation table), got {deals}")
     check_destination(game, out_dir, deals, force)
     actor = actor_from_checkpoint(ckpt)
-    agent = NeuralAgent(actor, name=f"zoo:{game}", game=game, trained_options=options)
+    # the table names the agent by the spec that will play it: zoo:<game> only once it is the shipped one
+    label = f"zoo:{game}" if is_shipped_zoo(out_dir) else f"checkpoint:{out_dir / f'{game}.pt'}"
+    agent = NeuralAgent(actor, name=label, game=game, trained_options=options)
     results = []
     train_options = dict(config.get("options") or {})
     bidding: dict[str, Any] = {}
@@ -227,6 +233,16 @@ def _signals_held() -> Iterator[None]:
                 handler(signum, frame)  # e.g. KeyboardInterrupt from Python's default SIGINT handler
             elif handler in (signal.SIG_DFL, None):
                 signal.raise_signal(signum)
+
+
+def fresh_folder(path: Path) -> Path:
+    """``path`` if nothing is there yet, else the first of ``path-2``, ``path-3``, ... that is free,
+    so that a second replacement never overwrites the agent a first one kept."""
+    candidate, k = path, 1
+    while candidate.exists():
+        k += 1
+        candidate = path.with_name(f"{path.name}-{k}")
+    return candidate
 
 
 def write_files_atomic(files: Sequence[tuple[Path, bytes]]) -> None:
@@ -340,7 +356,7 @@ def run_zoo_export(args: Any) -> int:
         if is_shipped_zoo(out):  # keep the agent about to be replaced beside the run
             replacing.extend(p for p in (out / f"{manifest['game']}.pt", out / f"{manifest['game']}.json") if p.is_file())
             if replacing:
-                backup = default_out_dir(run_dir) / "replaced"
+                backup = fresh_folder(default_out_dir(run_dir) / "replaced")
                 write_files_atomic([(backup / p.name, p.read_bytes()) for p in replacing])
                 print(f"the shipped agent being replaced is kept in {backup}")
 

@@ -445,8 +445,12 @@ class VectorWhistEnv:
 
         Raises:
             RuntimeError: called before :meth:`reset`.
+            ValueError: ``game`` is not an int in ``[0, num_envs)``.
         """
         self._require_reset("current_deal")
+        if isinstance(game, bool) or not isinstance(game, (int, np.integer)) or not 0 <= int(game) < self.num_envs:
+            raise ValueError(f"{self.NAME}: current_deal(game): game must be an int in [0, {self.num_envs}), got {game!r}")
+        game = int(game)
         dealt = self.dealt[game].tolist()
         deal: dict[str, Any] = {
             "hands": {agent: mask_to_str(dealt[s]) for s, agent in enumerate(self.agents)},
