@@ -79,16 +79,21 @@ def solver_of(game):
                              winner=game.trick_winner_rule)
 
 
-@pytest.mark.parametrize(("game_name", "options", "max_tricks"), CASES)
-@pytest.mark.parametrize("seed", range(4))
-@pytest.mark.parametrize("misere", [False, True])
-def test_the_solver_agrees_with_brute_force_minimax_through_the_rules(game_name, options, max_tricks, seed, misere):
-    env = ending(game_name, options, max_tricks, seed)
+def assert_solver_equals_brute_force(env, misere: bool) -> None:
+    """The solver's card values and every side's solved tricks equal brute-force minimax through the rules."""
     g = env.game
     solver = solver_of(g)
     assert solver.card_values(g.hands, g.leader, g.trick, misere=misere) == brute_card_values(env, misere)
     for side in range(g.num_sides):
         assert solver.solve(g.hands, g.leader, g.trick, side=side, misere=misere) == brute_force(env, side, misere)
+
+
+@pytest.mark.parametrize(("game_name", "options", "max_tricks"), CASES)
+@pytest.mark.parametrize("seed", range(4))
+@pytest.mark.parametrize("misere", [False, True])
+def test_the_solver_agrees_with_brute_force_minimax_through_the_rules(game_name, options, max_tricks, seed, misere):
+    env = ending(game_name, options, max_tricks, seed)
+    assert_solver_equals_brute_force(env, misere)
 
 
 def test_equivalent_cards_are_searched_once_and_valued_alike():
@@ -202,11 +207,7 @@ def suitless_ending(options, direction, tricks_left, opening):
 @pytest.mark.parametrize("misere", [False, True])
 def test_the_solver_takes_bid_whist_s_rule_for_a_trick_of_four_suitless_cards(options, direction, tricks_left, opening, misere):
     env = suitless_ending(options, direction, tricks_left, opening)
-    g = env.game
-    solver = solver_of(g)
-    assert solver.card_values(g.hands, g.leader, g.trick, misere=misere) == brute_card_values(env, misere)
-    for side in range(g.num_sides):
-        assert solver.solve(g.hands, g.leader, g.trick, side=side, misere=misere) == brute_force(env, side, misere)
+    assert_solver_equals_brute_force(env, misere)
 
 
 def test_four_powerless_suitless_cards_give_the_trick_to_its_leader_in_the_solver():
