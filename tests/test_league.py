@@ -210,13 +210,3 @@ def test_leaderboard_counts_deals_stored_in_both_orientations_once(tmp_path):
     assert pair.points_per_hand == (3 - 1 - 1 + 1) / 4 and pair.win_rate == (1 + 0.5 + 0.5 + 1) / 4
     assert {r.name: (r.deals, r.wins, r.losses) for r in board.ratings} == {"pimc": (4, 2, 2), "heuristic": (4, 2, 2)}
 
-
-def test_one_player_listed_twice_is_refused_and_nothing_is_stored(tmp_path, capsys):
-    db = tmp_path / "r.sqlite"
-    status = main(["league", "--game", "classic_whist", "--deals", "2", "--db", str(db), "--quiet",
-                   "--agents", "heuristic", "random", "Random"])
-    err = capsys.readouterr().err
-    assert status == 2
-    assert err == ("whist league: error: --agents 'random' and 'Random' are one player (random); "
-                   "a league lists each player once\n")
-    assert not db.exists() or not ResultsStore(str(db)).matches()

@@ -50,17 +50,11 @@ def run_league(args: Any) -> int:
     store every deal, print the leaderboard; returns 0.
 
     Raises:
-        CommandError: bad game, option, deal count, seed, agent spec or store file, or one player
-            listed twice (specs with one canonical spec, e.g. ``pimc`` and ``PIMC:z=1``).
+        CommandError: bad game, option, deal count, seed, agent spec or store file.
         Interrupted: Ctrl-C; every finished deal stays stored, the next run resumes.
     """
     setup = prepare_match(args.game, args.agents, args.deals, args.seed, args.option, "league", args.workers, args.ray)
     g, agents, labels = setup.game, setup.agents, setup.labels
-    seen: dict[str, str] = {}
-    for typed, spec in zip(args.agents, setup.specs):
-        if spec in seen:  # a player rated against itself would enter the store as a second player
-            raise CommandError(f"--agents {seen[spec]!r} and {typed!r} are one player ({spec}); a league lists each player once")
-        seen[spec] = typed
     identities = []
     for typed, spec in zip(args.agents, setup.specs):
         try:

@@ -165,9 +165,7 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
         raise ValueError(f"--deals must be >= 0 (0: no evaluation table), got {deals}")
     check_destination(game, out_dir, deals, force)
     actor = actor_from_checkpoint(ckpt)
-    # the table names the agent by the spec that will play it: zoo:<game> only once it is the shipped one
-    label = f"zoo:{game}" if is_shipped_zoo(out_dir) else f"checkpoint:{out_dir / f'{game}.pt'}"
-    agent = NeuralAgent(actor, name=label, game=game, trained_options=options)
+    agent = NeuralAgent(actor, name=f"zoo:{game}", game=game, trained_options=options)
     results = []
     train_options = dict(config.get("options") or {})
     bidding: dict[str, Any] = {}
