@@ -45,6 +45,30 @@ def _spec_forms() -> str:
     return ", ".join(AGENT_SPECS)
 
 
+def positive_widths(widths: list[int]) -> list[int]:
+    """``widths`` if every hidden layer width is >= 1.
+
+    Raises:
+        ValueError: a width below 1.
+    """
+    if any(h < 1 for h in widths):
+        raise ValueError("every hidden size must be >= 1")
+    return widths
+
+
+def known_game(name: str) -> str:
+    """``name`` if it is a game of ``whist_env.GAMES``.
+
+    Raises:
+        ValueError: an unknown game (the message lists the known ones).
+    """
+    from whist_env import GAMES
+
+    if name not in GAMES:
+        raise ValueError(f"unknown game {name!r}; known games: {sorted(GAMES)}")
+    return name
+
+
 def check_agent_specs(specs: list[str]) -> list[str]:
     """``specs`` unchanged when every one is of a known agent kind.
 
@@ -128,9 +152,7 @@ class PPOConfig(_Strict):
     @field_validator("hidden_sizes")
     @classmethod
     def _positive_widths(cls, v: list[int]) -> list[int]:
-        if any(h < 1 for h in v):
-            raise ValueError("every hidden size must be >= 1")
-        return v
+        return positive_widths(v)
 
 
 class WarmStartConfig(_Strict):
@@ -215,11 +237,7 @@ class ExperimentConfig(_Strict):
     @field_validator("game")
     @classmethod
     def _known_game(cls, v: str) -> str:
-        from whist_env import GAMES
-
-        if v not in GAMES:
-            raise ValueError(f"unknown game {v!r}; known games: {sorted(GAMES)}")
-        return v
+        return known_game(v)
 
     @model_validator(mode="after")
     def _options_build_env(self) -> ExperimentConfig:

@@ -34,6 +34,8 @@ from training.learn.config import (
     _Strict,
     check_agent_specs,
     format_validation_error,
+    known_game,
+    positive_widths,
     read_yaml_config,
     validate_config,
 )
@@ -84,9 +86,7 @@ class RLlibTrainConfig(_Strict):
     @field_validator("hidden_sizes")
     @classmethod
     def _positive_widths(cls, v: list[int]) -> list[int]:
-        if any(h < 1 for h in v):
-            raise ValueError("every hidden size must be >= 1")
-        return v
+        return positive_widths(v)
 
     @model_validator(mode="after")
     def _length_and_batches(self) -> RLlibTrainConfig:
@@ -132,11 +132,7 @@ class RLlibExperimentConfig(_Strict):
     @field_validator("game")
     @classmethod
     def _known_game(cls, v: str) -> str:
-        from whist_env import GAMES
-
-        if v not in GAMES:
-            raise ValueError(f"unknown game {v!r}; known games: {sorted(GAMES)}")
-        return v
+        return known_game(v)
 
     @field_validator("opponents", mode="before")
     @classmethod
