@@ -7,10 +7,11 @@ command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based pl
 (the model zoo's trained agent of a game, :mod:`agents.learned.zoo`), ``"sb3:PATH"`` (a
 ``MaskablePPO`` model zip from ``whist sb3-train``, :class:`agents.learned.sb3.SB3Agent`), ``"rllib:PATH"``
 (a ``whist rllib-train`` run or a ``save_policy`` folder, :class:`agents.learned.rllib.RLlibAgent`) or
-``"pimc:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S"`` (Perfect Information Monte Carlo
-search, :class:`agents.search.PIMCAgent`) or ``"ismcts:iters=N,seconds=S,c=C,rollout=SPEC,seed=S"``
-(information set Monte Carlo tree search, :class:`agents.search.ISMCTSAgent`); a search agent's
-options may be left out.
+``"pimc:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S,inference=SPEC,candidates=C,epsilon=P"``
+(Perfect Information Monte Carlo search, :class:`agents.search.PIMCAgent`; ``inference=`` weighs its
+worlds by a policy's probability of the other players' actions, :mod:`agents.search.inference`) or
+``"ismcts:iters=N,seconds=S,c=C,rollout=SPEC,seed=S"`` (information set Monte Carlo tree search,
+:class:`agents.search.ISMCTSAgent`); a search agent's options may be left out.
 
 ``canonical_spec(spec, game)`` is the one text that names the player of a spec (the results
 store and ``whist eval`` name players by it), and ``loaded_files(spec, game)`` the files it loads,
@@ -28,7 +29,7 @@ from agents.heuristics import HEURISTICS
 from agents.random_agent import RandomAgent
 
 #: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
-AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "rllib:PATH", "pimc[:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S]",
+AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "rllib:PATH", "pimc[:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S,inference=SPEC,candidates=C,epsilon=P]",
                "ismcts[:iters=N,seconds=S,c=C,rollout=SPEC,seed=S]")
 
 
@@ -162,9 +163,14 @@ def _search_options(cls: type, game: str, text: str) -> dict[str, str]:
     defaults = {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
                 if p.default is not inspect.Parameter.empty}
     spec_options = set(getattr(cls, "SPEC_OPTIONS", ("rollout",)))
+    off: set[str] = set()  # options that are off, and those that count only while they are on
+    for name, (off_value, dependents) in getattr(cls, "OFF_OPTIONS", {}).items():
+        value = given.get(name, defaults.get(name))
+        if value is None or str(value).strip().lower() == off_value:
+            off |= {name, *dependents}
     out = {}
     for name in sorted(cls.OPTIONS):
-        if name in NON_IDENTITY_OPTIONS:
+        if name in NON_IDENTITY_OPTIONS or name in off:
             continue
         value = given.get(name, defaults.get(name))
         if name in spec_options:
@@ -208,8 +214,8 @@ def canonical_spec(spec: str, game: str) -> str:
     Paths are kept as typed (case-sensitive); ``zoo`` becomes ``zoo:<game>``. Canonical text is
     its own canonical text.
 
-    Examples (Classic Whist): ``"PIMC"``, ``"pimc:z=1.0,worlds=8"`` and ``"pimc:seed=3"`` all give
-    ``"pimc:exact=auto,rollout=heuristic,rollouts=48,worlds=8,z=1"``; ``"Heuristic"`` gives
+    Examples (Classic Whist): ``"PIMC"``, ``"pimc:z=1.0,worlds=32"`` and ``"pimc:seed=3"`` all give
+    ``"pimc:exact=auto,rollout=heuristic,rollouts=48,worlds=32,z=1"``; ``"Heuristic"`` gives
     ``"heuristic"``.
 
     Args:
@@ -278,6 +284,8 @@ def loaded_files(spec: str, game: str) -> list[Path]:
         options = parse_options(kind, rest, cls.OPTIONS)
         files: list[Path] = []
         for name in sorted(getattr(cls, "SPEC_OPTIONS", ("rollout",))):
+            if name not in options:  # an option that is off (OFF_OPTIONS) is not in the canonical spec
+                continue
             for path in loaded_files(options[name], game):
                 if path not in files:
                     files.append(path)

@@ -1,13 +1,17 @@
-"""Double-dummy solver speed: seconds to value every legal card of Classic Whist positions.
+"""Double-dummy solver speed: CPU seconds to value every legal card of the seat to play.
 
-For each ending size (tricks left, at a trick boundary) it reaches ``--positions`` positions by
-random play from seeded deals, values every legal card of the player to lead with
-:class:`whist_env.engine.double_dummy.DoubleDummySolver` (a fresh solver per position), and prints
-the mean and the worst time with the positions searched; with endplay installed, DDS (bridge's
-C++ solver) values the same positions in the same run, and the ratio is printed. A size whose
-first position takes longer than ``--limit`` seconds is not measured further.
+For every game (default rules) it reaches ``--positions`` positions by random play from seeded
+deals, at the first trick of the card play (German Whist: the first trick after the stock) and at
+``--tricks`` tricks left (trick boundaries), and values every legal card of the seat to lead with
+the compiled solver (:class:`whist_env.engine.compiled_double_dummy.CompiledDoubleDummySolver`,
+``agents.search.solving.card_values``). It prints the median and p95 CPU seconds
+(``time.process_time``, one core) and the positions searched; for Classic Whist, with endplay
+installed, DDS (bridge's C++ solver, one thread) values the same positions in the same run, and the
+median over positions of the ratio of CPU times is printed. The first position of the run pays the
+cold compile if numba's cache is empty (printed apart). A size whose positions take more than
+``--budget`` CPU seconds in all is cut short (the count measured is printed).
 
-    python benchmarks/bench_solver.py [--tricks 5 6 7] [--positions 5]
+    python benchmarks/bench_solver.py [--games classic_whist ...] [--positions 20] [--tricks 7]
 """
 
 from __future__ import annotations
@@ -18,62 +22,78 @@ import time
 import numpy as np
 
 import whist_env
-from whist_env.engine.double_dummy import DoubleDummySolver
+from agents.search.solving import bridge_like, card_values, dds_card_values, solver_of
 
 
-def position(tricks_left: int, seed: int):
-    """The rules object of a Classic Whist hand at the start of a trick with ``tricks_left`` left."""
-    env = whist_env.GAMES["classic_whist"].raw_env(episode="hand")
+def position(game_name: str, tricks_left: int | None, seed: int):
+    """The rules object of a ``game_name`` hand at the start of a trick of its card play: the first
+    (``tricks_left=None``) or the one with ``tricks_left`` tricks left; ``None`` if the hand ends
+    before (a Minnesota hand thrown in)."""
+    env = whist_env.GAMES[game_name].raw_env(episode="hand")
     env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     g = env.game
-    while not (g.phase == "play" and not g.trick and g.hands[g.current_player].bit_count() == tricks_left):
+    while not any(env.terminations.values()):
+        if g.phase == "play" and not g.trick:
+            size = g.hands[g.current_player].bit_count()
+            if tricks_left is None or size == tricks_left:
+                return g
         env.step(int(rng.choice(np.flatnonzero(env.observe(env.agent_selection)["action_mask"]))))
-    return g
+    return None
 
 
-def dds_seconds(game) -> float | None:
-    """Seconds DDS takes for the same valuation (``None`` without endplay)."""
-    try:
-        from endplay.dds import solve_board
-        from endplay.types import Deal, Denom, Player
-    except ImportError:
-        return None
-    pbn = "N:" + " ".join(".".join("".join("23456789TJQKA"[r] for r in range(12, -1, -1) if h >> (suit * 13 + r) & 1)
-                                   for suit in (3, 2, 1, 0)) for h in game.hands)
-    deal = Deal(pbn)
-    deal.trump = Denom.nt if game.ctx.trump is None else [Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades][game.ctx.trump]
-    deal.first = [Player.north, Player.east, Player.south, Player.west][game.leader]
-    start = time.perf_counter()
-    list(solve_board(deal))
-    return time.perf_counter() - start
+def seconds(clock, fn) -> tuple[float, object]:
+    start = clock()
+    out = fn()
+    return clock() - start, out
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--tricks", type=int, nargs="*", default=[5, 6, 7], help="ending sizes (tricks left), 1..13")
-    parser.add_argument("--positions", type=int, default=5, help="positions per size (default 5)")
-    parser.add_argument("--limit", type=float, default=120.0, help="seconds after which a size is abandoned (default 120)")
+    parser.add_argument("--games", nargs="*", default=sorted(whist_env.GAMES), choices=sorted(whist_env.GAMES), metavar="GAME",
+                        help="games to measure (default: all six)")
+    parser.add_argument("--positions", type=int, default=20, help="positions per game and size (default 20)")
+    parser.add_argument("--tricks", type=int, nargs="*", default=[7], help="sizes (tricks left) besides the first trick (default 7)")
+    parser.add_argument("--budget", type=float, default=120.0, help="CPU seconds per game and size before it is cut short (default 120)")
+    parser.add_argument("--seed", type=int, default=0, help="first deal seed (default 0)")
+    parser.add_argument("--skip-first", action="store_true", help="measure the --tricks sizes only, not the first trick")
     args = parser.parse_args()
-    print(f"{'tricks left':>11} {'mean s':>9} {'max s':>9} {'mean nodes':>11} {'DDS mean s':>11} {'ours / DDS':>10}")
-    for tricks in args.tricks:
-        seconds, nodes, reference = [], [], []
-        for seed in range(args.positions):
-            game = position(tricks, seed)
-            solver = DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)])
-            start = time.perf_counter()
-            solver.card_values(game.hands, game.leader)
-            seconds.append(time.perf_counter() - start)
-            nodes.append(solver.nodes)
-            dds = dds_seconds(game)
-            if dds is not None:
-                reference.append(dds)
-            if seconds[-1] > args.limit:
-                break
-        ref = f"{np.mean(reference):11.4f} {np.mean(seconds) / np.mean(reference):9.0f}x" if reference else f"{'-':>11} {'-':>10}"
-        print(f"{tricks:>11} {np.mean(seconds):9.3f} {max(seconds):9.3f} {np.mean(nodes):11,.0f} {ref}"
-              + (f"  (stopped after {len(seconds)} position(s): over {args.limit:g} s)" if len(seconds) < args.positions else ""),
-              flush=True)
+    if args.positions < 1 or args.budget <= 0:
+        parser.error("--positions must be >= 1 and --budget > 0")
+    try:
+        from endplay._dds import SetMaxThreads
+        SetMaxThreads(1)
+        have_dds = True
+    except ImportError:
+        have_dds = False
+    warm = position("classic_whist", 2, args.seed)
+    cold, _ = seconds(time.perf_counter, lambda: card_values(warm))
+    print(f"first call (compile or cache load): {cold:.2f} s wall")
+    print(f"{'game':<16} {'at':>6} {'n':>3} {'median s':>9} {'p95 s':>9} {'max s':>8} {'median nodes':>12} {'DDS median s':>12} "
+          f"{'median ours/DDS':>15}")
+    for game_name in args.games:
+        for tricks in ([] if args.skip_first else [None]) + list(args.tricks):
+            times, nodes, ratios, dds_times = [], [], [], []
+            seed = args.seed
+            while len(times) < args.positions and sum(times) < args.budget:
+                g = position(game_name, tricks, seed)
+                seed += 1
+                if g is None:
+                    continue
+                solver = solver_of(g)
+                misere = g.trick_objective(g.current_player) < 0
+                t, _ = seconds(time.process_time, lambda g=g, solver=solver, misere=misere: solver.card_values(g.hands, g.leader, g.trick,
+                                                                                                            misere=misere))
+                times.append(t)
+                nodes.append(solver.nodes)
+                if have_dds and bridge_like(g):
+                    d, _ = seconds(time.process_time, lambda g=g: dds_card_values(g))
+                    dds_times.append(d)
+                    ratios.append(t / max(d, 1e-6))
+            label = "first" if tricks is None else f"{tricks} left"
+            dds = f"{np.median(dds_times):12.4f} {np.median(ratios):15.1f}" if ratios else f"{'':>12} {'':>15}"
+            print(f"{game_name:<16} {label:>6} {len(times):3d} {np.median(times):9.4f} {np.percentile(times, 95):9.4f} {max(times):8.3f} "
+                  f"{int(np.median(nodes)):12d} {dds}", flush=True)
 
 
 if __name__ == "__main__":

@@ -238,10 +238,10 @@ def test_make_agent_loads_checkpoints_through_neural_agent(monkeypatch):
 
 
 # ------------------------------------------------------------------------------ canonical specs
-PIMC_DEFAULT = "pimc:exact=auto,rollout=heuristic,rollouts=48,worlds=8,z=1"
+PIMC_DEFAULT = "pimc:exact=auto,rollout=heuristic,rollouts=48,worlds=32,z=1"
 
 
-@pytest.mark.parametrize("spec", ["pimc", "PIMC", "pimc:z=1", "pimc:z=1.0,worlds=8", " Pimc: Z = 1.0 , WORLDS=8 ",
+@pytest.mark.parametrize("spec", ["pimc", "PIMC", "pimc:z=1", "pimc:z=1.0,worlds=32", " Pimc: Z = 1.0 , WORLDS=32 ",
                                   "pimc:exact=AUTO,rollout=Heuristic", "pimc:seed=7", PIMC_DEFAULT])
 def test_canonical_spec_gives_one_name_to_one_player(spec):
     from agents.registry import canonical_spec
@@ -254,7 +254,7 @@ def test_canonical_spec_of_every_kind():
 
     cases = {
         "pimc:worlds=9": "pimc:exact=auto,rollout=heuristic,rollouts=48,worlds=9,z=1",
-        "pimc:exact=6,z=0.25": "pimc:exact=6,rollout=heuristic,rollouts=48,worlds=8,z=0.25",
+        "pimc:exact=6,z=0.25": "pimc:exact=6,rollout=heuristic,rollouts=48,worlds=32,z=0.25",
         "ISMCTS": "ismcts:c=0.7,iters=200,rollout=heuristic,seconds=0",
         "ismcts:ITERS=20,c=0.70,Rollout=RANDOM": "ismcts:c=0.7,iters=20,rollout=random,seconds=0",
         "Random": "random",
@@ -278,7 +278,7 @@ def test_canonical_spec_fills_in_the_defaults_of_today(monkeypatch):
     from agents.search import PIMCAgent
 
     defaults = PIMCAgent.__init__.__defaults__
-    assert defaults == (8, None, 48, 1.0, "heuristic", None)  # worlds, exact, rollouts, z, rollout, seed
+    assert defaults == (32, None, 48, 1.0, "heuristic", None)  # worlds, exact, rollouts, z, rollout, seed
     monkeypatch.setattr(PIMCAgent.__init__, "__defaults__", (16, None, 48, 1.0, "random", None))
     assert canonical_spec("pimc", "classic_whist") == "pimc:exact=auto,rollout=random,rollouts=48,worlds=16,z=1"
 

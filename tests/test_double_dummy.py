@@ -1,6 +1,7 @@
-"""Double-dummy solver (whist_env/engine/double_dummy.py) against brute-force minimax through the
-rules themselves (env.clone() and step) on small endings of every game, mid-trick positions and
-misère objectives included."""
+"""Double-dummy solvers (the reference whist_env/engine/double_dummy.py and the compiled
+whist_env/engine/compiled_double_dummy.py) against brute-force minimax through the rules themselves
+(env.clone() and step) on small endings of every game, mid-trick positions and misère objectives
+included, and against DDS on bridge-like endings."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 import whist_env
 from agents.search.solving import card_values
 from whist_env.engine.cards import card_from_str, card_to_str, cards_of
+from whist_env.engine.compiled_double_dummy import CompiledDoubleDummySolver
 from whist_env.engine.double_dummy import DoubleDummySolver
 from whist_env.engine.tricks import natural_context
 
@@ -74,15 +76,23 @@ def ending(game_name, options, max_tricks, seed):
     raise AssertionError("no such ending")
 
 
-def solver_of(game):
-    return DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask(),
+SOLVERS = [DoubleDummySolver, CompiledDoubleDummySolver]
+
+
+@pytest.fixture(params=SOLVERS, ids=lambda cls: cls.__name__)
+def solver_class(request):
+    return request.param
+
+
+def solver_of(game, solver_class=DoubleDummySolver):
+    return solver_class(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask(),
                              winner=game.trick_winner_rule)
 
 
-def assert_solver_equals_brute_force(env, misere: bool) -> None:
+def assert_solver_equals_brute_force(env, misere: bool, solver_class) -> None:
     """The solver's card values and every side's solved tricks equal brute-force minimax through the rules."""
     g = env.game
-    solver = solver_of(g)
+    solver = solver_of(g, solver_class)
     assert solver.card_values(g.hands, g.leader, g.trick, misere=misere) == brute_card_values(env, misere)
     for side in range(g.num_sides):
         assert solver.solve(g.hands, g.leader, g.trick, side=side, misere=misere) == brute_force(env, side, misere)
@@ -91,21 +101,23 @@ def assert_solver_equals_brute_force(env, misere: bool) -> None:
 @pytest.mark.parametrize(("game_name", "options", "max_tricks"), CASES)
 @pytest.mark.parametrize("seed", range(4))
 @pytest.mark.parametrize("misere", [False, True])
-def test_the_solver_agrees_with_brute_force_minimax_through_the_rules(game_name, options, max_tricks, seed, misere):
+def test_the_solver_agrees_with_brute_force_minimax_through_the_rules(game_name, options, max_tricks, seed, misere, solver_class):
     env = ending(game_name, options, max_tricks, seed)
-    assert_solver_equals_brute_force(env, misere)
+    assert_solver_equals_brute_force(env, misere, solver_class)
 
 
-def test_equivalent_cards_are_searched_once_and_valued_alike():
+def test_equivalent_cards_are_searched_once_and_valued_alike(solver_class):
     ctx = natural_context(trump=None)
     # seat 0 holds AKQ of spades (touching), seat 1 three small spades; two players, three tricks
     hands = [(1 << 51) | (1 << 50) | (1 << 49), (1 << 39) | (1 << 40) | (1 << 41)]
-    solver = DoubleDummySolver(ctx, [0, 1])
+    solver = solver_class(ctx, [0, 1])
     assert solver.card_values(hands, 0) == {49: 3, 50: 3, 51: 3}
-    assert solver.nodes == 5  # one representative per play: 5 positions after the first card, no branching
+    if solver_class is DoubleDummySolver:
+        assert solver.nodes == 5  # one representative per play: 5 positions after the first card, no branching
 
 
-def test_positions_that_are_not_positions_are_refused():
+def test_positions_that_are_not_positions_are_refused(solver_class):
+    DoubleDummySolver = solver_class  # noqa: N806 - the same checks for both solvers
     solver = DoubleDummySolver(natural_context(), [0, 1, 0, 1])
     with pytest.raises(ValueError, match="held twice"):
         solver.solve([1, 1, 2, 4], 0)
@@ -156,7 +168,7 @@ def _to_endplay(game):
 
 @pytest.mark.parametrize("game_name", ["classic_whist", "minnesota_whist"])
 @pytest.mark.parametrize("seed", range(4))
-def test_the_solver_agrees_with_dds_on_bridge_like_endings(game_name, seed):
+def test_the_solver_agrees_with_dds_on_bridge_like_endings(game_name, seed, solver_class):
     pytest.importorskip("endplay")
     from endplay.dds import solve_board
 
@@ -164,7 +176,7 @@ def test_the_solver_agrees_with_dds_on_bridge_like_endings(game_name, seed):
     g = env.game
     deal, card = _to_endplay(g)
     dds = {(c.suit, c.rank): tricks for c, tricks in solve_board(deal)}
-    ours = solver_of(g).card_values(g.hands, g.leader, g.trick)
+    ours = solver_of(g, solver_class).card_values(g.hands, g.leader, g.trick)
     assert {(card(c).suit, card(c).rank): v for c, v in ours.items()} == dds
 
 
@@ -205,18 +217,19 @@ def suitless_ending(options, direction, tricks_left, opening):
 @pytest.mark.parametrize(("tricks_left", "opening"), [(3, ()), (3, ("JKR",)), (3, ("JKR", "2D")), (3, ("JKR", "2D", "JKB")),
                                                       (2, ())])
 @pytest.mark.parametrize("misere", [False, True])
-def test_the_solver_takes_bid_whist_s_rule_for_a_trick_of_four_suitless_cards(options, direction, tricks_left, opening, misere):
+def test_the_solver_takes_bid_whist_s_rule_for_a_trick_of_four_suitless_cards(options, direction, tricks_left, opening, misere,
+                                                                             solver_class):
     env = suitless_ending(options, direction, tricks_left, opening)
-    assert_solver_equals_brute_force(env, misere)
+    assert_solver_equals_brute_force(env, misere, solver_class)
 
 
-def test_four_powerless_suitless_cards_give_the_trick_to_its_leader_in_the_solver():
+def test_four_powerless_suitless_cards_give_the_trick_to_its_leader_in_the_solver(solver_class):
     env = suitless_ending({"deuces_wild": True}, "uptown", 3, ("JKR", "2D", "JKB"))
     g = env.game
     assert [sorted(card_to_str(c) for c in cards_of(h)) for h in g.hands] == [
         ["AS", "KS"], ["AH", "KH"], ["AD", "KD"], ["2S", "AC", "KC"]]
     # seat 3 (side 1) throws 2S: seat 0 keeps the trick and then cashes its two spades
-    assert solver_of(g).card_values(g.hands, g.leader, g.trick) == {card_from_str("2S"): 0, card_from_str("AC"): 2,
+    assert solver_of(g, solver_class).card_values(g.hands, g.leader, g.trick) == {card_from_str("2S"): 0, card_from_str("AC"): 2,
                                                                      card_from_str("KC"): 2}
     assert card_values(g) == {card_from_str("2S"): 0, card_from_str("AC"): 2, card_from_str("KC"): 2}
 
@@ -232,3 +245,78 @@ def test_pimc_acts_where_four_suitless_cards_can_fall_on_one_trick():
         action = policy_action(agent, env, name)
         assert env.observe(name)["action_mask"][action] == 1
         env.step(action)
+
+
+# --------------------------------------------------------------------------- the compiled solver, on larger sets
+# (the full sets, 2,000 DDS positions and 300 a game against the reference, are
+# benchmarks/solver_equality.py; these are the sizes CI affords)
+COMPILED_CASES = [  # (game, options): every option that changes the trick context
+    ("german_whist", {}),
+    ("romanian_whist", {"num_players": 3}),
+    ("romanian_whist", {}),
+    ("romanian_whist", {"num_players": 5}),
+    ("romanian_whist", {"num_players": 6}),
+    ("bid_whist", {}),
+    ("bid_whist", {"jokers_high": True}),
+    ("bid_whist", {"deuces_wild": True}),
+    ("bid_whist", {"deuces_wild": True, "deuces_over_jokers": True, "jokers_high": True}),
+    ("bid_whist", {"downtown_aces": "bad", "big_joker": "black"}),
+    ("bid_whist", {"kitty": False}),
+    ("cutthroat_whist", {}),
+    ("cutthroat_whist", {"jokers_high": True}),
+    ("cutthroat_whist", {"deck": "52"}),
+]
+
+
+@pytest.mark.parametrize(("game_name", "options"), COMPILED_CASES)
+@pytest.mark.parametrize("seed", range(6))
+def test_the_compiled_solver_equals_the_reference_solver(game_name, options, seed):
+    env = ending(game_name, options, 2 + seed % 4, 100 + seed)
+    g = env.game
+    misere = bool(seed % 2)
+    reference, compiled = solver_of(g, DoubleDummySolver), solver_of(g, CompiledDoubleDummySolver)
+    assert compiled.card_values(g.hands, g.leader, g.trick, misere=misere) == reference.card_values(g.hands, g.leader, g.trick,
+                                                                                                    misere=misere)
+    for side in range(g.num_sides):
+        assert (compiled.solve(g.hands, g.leader, g.trick, side=side, misere=misere)
+                == reference.solve(g.hands, g.leader, g.trick, side=side, misere=misere))
+
+
+@pytest.mark.parametrize("game_name", ["classic_whist", "minnesota_whist"])
+@pytest.mark.parametrize("seed", range(60))
+def test_the_compiled_solver_equals_dds(game_name, seed):
+    """From 9 tricks left down to 1, at every position of a trick."""
+    pytest.importorskip("endplay")
+    from agents.search.solving import dds_card_values
+
+    env = ending(game_name, {}, 1 + seed % 9, 1000 + seed)
+    g = env.game
+    assert solver_of(g, CompiledDoubleDummySolver).card_values(g.hands, g.leader, g.trick) == dds_card_values(g)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_the_compiled_solver_equals_brute_force_in_minnesota_low(seed):
+    env = ending("minnesota_whist", {}, 2 + seed % 3, 2000 + seed)
+    assert_solver_equals_brute_force(env, True, CompiledDoubleDummySolver)
+
+
+def test_the_compiled_solver_refuses_a_trick_winner_rule_it_does_not_implement():
+    def leader_always(plays, ctx):
+        return plays[0][0]
+
+    with pytest.raises(ValueError, match="implements the trick-winner rules"):
+        CompiledDoubleDummySolver(natural_context(), [0, 1], winner=leader_always)
+
+
+def test_search_values_cards_the_same_with_or_without_endplay(monkeypatch):
+    """card_values never goes to DDS: pimc plays the same whether endplay is installed or not."""
+    import agents.search.solving as solving
+
+    def no_dds(game):
+        raise AssertionError("search called DDS")
+
+    env = ending("classic_whist", {}, 6, 7)
+    g = env.game
+    monkeypatch.setattr(solving, "dds_card_values", no_dds)
+    monkeypatch.setattr(solving, "_dds_solve_board", no_dds)
+    assert solving.card_values(g) == solver_of(g, CompiledDoubleDummySolver).card_values(g.hands, g.leader, g.trick)

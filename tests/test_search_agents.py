@@ -61,8 +61,8 @@ def test_pimc_specs_and_their_errors():
     assert (agent.worlds, agent.exact, agent.rollout_spec) == (3, 2, "random")
     assert agent.name == "pimc:worlds=3,exact=2,rollouts=48,z=1,rollout=random"
     default = make_agent("pimc", "classic_whist")
-    assert (default.worlds, default.exact, default.rollouts, default.z, default.rollout_spec) == (8, None, 48, 1.0, "heuristic")
-    assert default.name == "pimc:worlds=8,exact=auto,rollouts=48,z=1,rollout=heuristic"
+    assert (default.worlds, default.exact, default.rollouts, default.z, default.rollout_spec) == (32, None, 48, 1.0, "heuristic")
+    assert default.name == "pimc:worlds=32,exact=auto,rollouts=48,z=1,rollout=heuristic"
     assert make_agent("pimc:z=0.5", "classic_whist").z == 0.5
     with pytest.raises(ValueError, match="z must be a finite number >= 0, got -1.0"):
         make_agent("pimc:z=-1", "classic_whist")

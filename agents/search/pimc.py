@@ -11,10 +11,13 @@ that a lead from 13 cards costs no more than a choice between 2. Worlds that com
 **Card play.** In each world every legal card is valued
 
 * **exactly**, once at most ``exact`` tricks remain in a hand whose tricks the side simply wants
-  many or few of (``trick_objective``: not Romanian Whist's exact bids) and whose stock is
-  exhausted: the double-dummy tricks of its side from the current trick on
-  (``agents.search.solving``: DDS for Classic and Minnesota High, the project's solver
-  otherwise; fewest tricks best in Minnesota Low);
+  many or few of (``trick_objective``) and whose stock is exhausted: the double-dummy tricks of
+  its side from the current trick on, by the compiled solver in every game
+  (``agents.search.solving``; fewest tricks best in Minnesota Low). Romanian Whist's card play is
+  never solved this way: its objective is an exact bid, not a trick count, so a double-dummy
+  trick count would value overtricks as gains; its cards are valued by rollouts of the game's
+  own scoring. German Whist's stock phase is valued by rollouts too (the cards it wins are drawn
+  from the stock, not tricks); its play after the stock is solved whole, from its first trick;
 * else by a **rollout**: the card, then the ``rollout`` policy in every seat to the end of the
   hand; the value is the hand's points of the agent's side minus the mean of the other sides'
   (the game's own scoring, exact bids included; :func:`agents.search.rollout.side_value`).
@@ -43,6 +46,21 @@ chosen for its own luck; the call is then chosen as rollout-valued cards are (``
 **Other decisions** (Bid Whist kitty discards and declaration): each legal action is valued by
 rollouts over the worlds, as cards are before the exact solve (a discard greedily, card by
 card). Minnesota Whist's bid cards fall back to the game's rule-based heuristic.
+
+**Policy-based inference** (``inference=SPEC``; Rebstock, Solinas, Buro and Sturtevant, "Policy
+Based Inference in Trick-Taking Card Games", IEEE CoG 2019). The worlds above are uniform among
+the deals consistent with the agent's knowledge: a bid or a card that only some hands would
+have chosen moves nothing. With an inference policy every decision that draws worlds draws
+``candidates`` times as many, weighs each by the probability the policy gives, in that world,
+to every action the other players took this hand so far (bids, declarations and cards, each
+replayed from the player's observation and information state in the world:
+:mod:`agents.search.inference`), and keeps as many as it needs by systematic resampling in
+proportion to the weights. A deterministic policy (the rule-based players; the learned agents,
+whose ``act`` is their argmax) counts ``1 - epsilon`` for its own choice and ``epsilon`` spread
+over the other legal actions. The kept worlds' effective sample size is at most the candidates'
+(Kish's, :attr:`PIMCAgent.last_ess`): where the history is unlikely under most candidates a
+few of them fill the decision. ``inference=none`` (the default) draws exactly the worlds it
+drew before the option existed.
 """
 
 from __future__ import annotations
@@ -53,8 +71,9 @@ from typing import Any
 import numpy as np
 
 from agents.search.base import PolicyFactory, SearchAgent
+from agents.search.inference import WorldWeights, effective_sample_size, systematic_resample
 from agents.search.rollout import side_value
-from agents.search.solving import card_values, dds_serves, solved_tricks
+from agents.search.solving import card_values, solved_tricks
 from agents.search.spec import check_int, check_real
 from whist_env.rules.base import PLAY
 from whist_env.rules.bid_whist import PASS, bid_of
@@ -68,8 +87,16 @@ def _exact_option(text: str) -> int | None:
 
 _exact_option.label = "int or auto"  # type: ignore[attr-defined]
 
-#: ``exact`` when not given: where the project's solver serves (DDS solves any size).
-SOLVER_EXACT = 4
+#: ``exact=auto`` of each game: the most tricks left at which the compiled solver values every
+#: card of a world in about 0.03 s or less at the median on one core (``benchmarks/bench_solver.py``:
+#: Classic 0.014 s at 8 tricks and 0.07 s at 9; Minnesota 0.010 s at 8, 0.11 s at 10; Bid Whist
+#: 0.025 s at 9, 0.08 s at 10; Cutthroat 0.006 s at 10, 0.034 s at 11). German Whist's play after
+#: the stock (13 tricks, 0.003 s) and Romanian Whist's hands (8 cards at most, for its bids) are
+#: solved whole.
+AUTO_EXACT = {"classic_whist": 8, "minnesota_whist": 8, "german_whist": 13, "romanian_whist": 8, "bid_whist": 9,
+              "cutthroat_whist": 10}
+#: ``exact=auto`` of a game :data:`AUTO_EXACT` does not list.
+SOLVER_EXACT = 6
 #: Decisions left to the rule-based heuristic, by game and phase.
 HEURISTIC_PHASES = {"minnesota_whist": ("bid_card",)}
 
@@ -81,10 +108,8 @@ class PIMCAgent(SearchAgent):
         game: the game's name (a key of ``whist_env.GAMES``).
         worlds: worlds sampled per decision (K >= 1).
         exact: solve exactly once at most this many tricks remain (0: never); ``None`` or
-            ``"auto"``: every hand DDS serves (Classic, Minnesota High: a few ms a world at any
-            size), else
-            :data:`SOLVER_EXACT`. The project's solver takes about 0.1 s a world at 5 tricks
-            and grows about 5x per trick (keep ``exact`` <= 6 there).
+            ``"auto"``: the game's :data:`AUTO_EXACT` (the whole hand where the compiled solver
+            values a world in time: German Whist's play after the stock; see the table there).
         rollouts: at most this many rollouts a decision where actions are valued by rollouts
             (0: no limit, ``worlds`` worlds always).
         z: where actions are valued by rollouts, leave the rollout policy's choice only for a
@@ -94,21 +119,42 @@ class PIMCAgent(SearchAgent):
         seed: seed (>= 0) of the agent's random generator (worlds), ``None`` for fresh entropy.
             Matches (``whist eval``, ``whist league``) reseed it before every play from the
             match seed, the deal and the side (:meth:`reseed`).
-        make_policy: builds the rollout policy (and a fallback) from an agent spec,
-            ``make_policy(spec, game, seed)``: :func:`agents.registry.make_agent`.
+        make_policy: builds the rollout policy (and a fallback, and the inference policy) from
+            an agent spec, ``make_policy(spec, game, seed)``: :func:`agents.registry.make_agent`.
+        inference: agent spec of the policy whose probability of the other players' actions
+            this hand weighs the worlds (module docstring; not a search agent; seeded
+            ``seed + 2``), or ``"none"`` / ``None``: no inference (uniform worlds).
+        candidates: with inference, worlds drawn per world kept (>= 1; the ``worlds`` of a
+            decision, or its rollout-limited share, times this many).
+        epsilon: with inference, the probability a deterministic policy leaves to the actions
+            it would not choose (spread evenly over them), and the floor of a policy's own
+            probabilities (``epsilon / (legal - 1)``); ``0 < epsilon < 1``.
+    Attributes:
+        last_ess: Kish's effective sample size (float, between 1 and the candidates drawn) of
+            the candidate worlds' weights at the last decision that weighed them; ``None``
+            before one, or where the hand did not replay.
     Raises:
         ValueError: an option that is not an int (``exact``: or ``"auto"``), ``worlds < 1``,
             ``exact < 0``, ``rollouts < 0``, ``z`` negative or not finite, ``seed < 0``, a bad rollout spec or a search agent
-            as the rollout policy.
+            as the rollout policy; ``candidates < 1``, ``epsilon`` not in (0, 1), an inference
+            spec that is not a string, a bad inference spec or a search agent as the inference
+            policy.
     """
 
     KIND = "pimc"
     #: Options of the spec ``pimc:k=v,...`` and their converters.
-    OPTIONS = {"worlds": int, "exact": _exact_option, "rollouts": int, "z": float, "rollout": str, "seed": int}
+    OPTIONS = {"worlds": int, "exact": _exact_option, "rollouts": int, "z": float, "rollout": str, "seed": int,
+               "inference": str, "candidates": int, "epsilon": float}
+    SPEC_OPTIONS = ("rollout", "inference")
+    #: An option whose value turns it off, with the options that count only while it is on: a spec
+    #: with it off names the player it named before the option existed
+    #: (:func:`agents.registry.canonical_spec` leaves them all out).
+    OFF_OPTIONS = {"inference": ("none", ("candidates", "epsilon"))}
 
-    def __init__(self, game: str, worlds: int = 8, exact: int | str | None = None, rollouts: int = 48,
+    def __init__(self, game: str, worlds: int = 32, exact: int | str | None = None, rollouts: int = 48,
                  z: float = 1.0, rollout: str = "heuristic", seed: int | None = None, *,
-                 make_policy: PolicyFactory) -> None:
+                 make_policy: PolicyFactory, inference: str | None = "none", candidates: int = 4,
+                 epsilon: float = 0.1) -> None:
         worlds = check_int("pimc", "worlds", worlds, 1)
         if isinstance(exact, str) and exact.strip().lower() == "auto":
             exact = None
@@ -120,6 +166,25 @@ class PIMCAgent(SearchAgent):
         self.fallback = make_policy("heuristic", game, None)
         self.heuristic_phases = HEURISTIC_PHASES.get(game, ())
         self.name = f"pimc:worlds={self.worlds},exact={'auto' if exact is None else exact},rollouts={self.rollouts},z={self.z:g},rollout={rollout}"
+        self.candidates = check_int("pimc", "candidates", candidates, 1)
+        epsilon = check_real("pimc", "epsilon", epsilon, 0.0)
+        if not 0.0 < epsilon < 1.0:
+            raise ValueError(f"pimc: epsilon must be a number with 0 < epsilon < 1, got {epsilon!r}")
+        self.epsilon = epsilon
+        if inference is not None and not isinstance(inference, str):
+            raise ValueError(f"pimc: inference must be an agent spec or 'none', got {inference!r}")
+        self.inference_spec = None if inference is None or inference.strip().lower() == "none" else inference.strip()
+        self.inference: WorldWeights | None = None
+        #: Kish's effective sample size of the candidate worlds' weights at the last decision
+        #: that weighed them (``None``: none yet, or the hand did not replay)
+        self.last_ess: float | None = None
+        if self.inference_spec is not None:
+            policy = make_policy(self.inference_spec, game, None if seed is None else seed + 2)
+            if hasattr(policy, "act_in_env"):
+                raise ValueError(f"pimc: inference={self.inference_spec!r} is a search agent; the inference policy must act "
+                                 "from its own observation (e.g. heuristic, zoo:GAME, checkpoint:PATH)")
+            self.inference = WorldWeights(policy, epsilon)
+            self.name += f",inference={self.inference_spec},candidates={self.candidates},epsilon={self.epsilon:g}"
 
     def act_in_env(self, env: Any, agent: str) -> int:
         """The chosen action of ``agent``, the agent to act at ``env`` (a raw environment).
@@ -146,13 +211,34 @@ class PIMCAgent(SearchAgent):
         worlds = self.worlds if exact else self._rollout_worlds(len(legal))
         rows = []
         memo: dict[tuple, np.ndarray] = {}
-        for _ in range(worlds):
-            world = env.resample_from_infostate(agent, self.rng)
+        for world in self._draw_worlds(env, agent, worlds):
             key = (tuple(world.game.hands), tuple(world.game.hidden_card_sets()))
             if key not in memo:
                 memo[key] = self._values(world, legal, exact)
             rows.append(memo[key])
         return self._best(np.array(rows), legal, observation, info, 0.0 if exact else self.z)
+
+    def _draw_worlds(self, env: Any, agent: str, count: int) -> list[Any]:
+        """The ``count`` worlds of a decision of ``agent`` at ``env``: raw envs drawn by
+        ``env.resample_from_infostate(agent, self.rng)``.
+
+        Without inference, ``count`` draws. With it, ``candidates * count`` draws, weighted by
+        :class:`agents.search.inference.WorldWeights` (the inference policy's probability of the
+        other players' actions of this hand, Rebstock et al. 2019), of which ``count`` are kept
+        by systematic resampling in proportion to their weights: a likely candidate may be kept
+        more than once (its values are computed once), an unlikely one not at all. Where the
+        hand does not replay from a world's deal (German Whist after the first stock draw) the
+        first ``count`` draws are kept unweighted.
+        """
+        if self.inference is None:
+            return [env.resample_from_infostate(agent, self.rng) for _ in range(count)]
+        pool = [env.resample_from_infostate(agent, self.rng) for _ in range(count * self.candidates)]
+        log_weights = self.inference.log_weights(pool, env.possible_agents.index(agent))
+        if log_weights is None:
+            self.last_ess = None
+            return pool[:count]
+        self.last_ess = effective_sample_size(log_weights)
+        return [pool[i] for i in systematic_resample(log_weights, count, self.rng)]
 
     def _rollout_worlds(self, choices: int) -> int:
         """Worlds of a decision between ``choices`` options valued by rollouts: ``worlds``, at
@@ -190,12 +276,12 @@ class PIMCAgent(SearchAgent):
         """Whether a card-play decision of ``seat`` is valued double dummy (from public facts:
         the phase, the ranking, the objective and the tricks left)."""
         objective = game.trick_objective(seat)
-        return objective != 0 and game.phase == PLAY and tricks_left <= self._exact_limit(game, objective < 0)
+        return objective != 0 and game.phase == PLAY and tricks_left <= self._exact_limit()
 
-    def _exact_limit(self, game: Any, misere: bool) -> float:
-        if self.exact is not None:
-            return self.exact
-        return float("inf") if dds_serves(game, misere) else SOLVER_EXACT
+    def _exact_limit(self) -> int:
+        """Most tricks left at which a decision is solved exactly: ``exact``, or the game's
+        :data:`AUTO_EXACT`."""
+        return AUTO_EXACT.get(self.game, SOLVER_EXACT) if self.exact is None else self.exact
 
     def _values(self, world: Any, legal: np.ndarray, exact: bool) -> np.ndarray:
         """Value of each legal action in ``world``: exact tricks or the rollouts' points."""
@@ -214,9 +300,8 @@ class PIMCAgent(SearchAgent):
         bids = [int(env.game.action_label(int(a)).split(":")[1]) for a in legal]
         counts = np.zeros(len(legal))
         scores = np.zeros(len(legal))
-        for _ in range(self.worlds):
-            world = env.resample_from_infostate(agent, self.rng)
-            if size <= self._exact_limit(world.game, False):
+        for world in self._draw_worlds(env, agent, self.worlds):
+            if size <= self._exact_limit():
                 took = solved_tricks(world.game, seat)
             else:
                 took = self.rollout.final(world).last_hand[1][seat]
@@ -244,8 +329,7 @@ class PIMCAgent(SearchAgent):
         column = {int(a): i for i, a in enumerate(legal)}
         worlds = self._rollout_worlds(len(by_mode))
         values = np.zeros((worlds, len(legal)))
-        for w in range(worlds):
-            world = env.resample_from_infostate(agent, self.rng)
+        for w, world in enumerate(self._draw_worlds(env, agent, worlds)):
             for mode, calls in by_mode.items():
                 probe = min(calls)  # the lowest level: bid ids rise with the level within a mode
                 final = self.rollout.final(world, probe)

@@ -1,11 +1,14 @@
-"""Double-dummy card values of a world's position: DDS where bridge's rules apply, else the
-project's solver (``whist_env.engine.double_dummy``)."""
+"""Double-dummy card values of a world's position, by the project's compiled solver
+(:mod:`whist_env.engine.compiled_double_dummy`) in every game, so that search plays the same with
+or without endplay installed. DDS (endplay, bridge's C++ solver) stays a reference that the tests
+and ``benchmarks/bench_solver.py`` hold the solver to (:func:`dds_card_values`); search never
+calls it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from whist_env.engine.double_dummy import DoubleDummySolver
+from whist_env.engine.compiled_double_dummy import CompiledDoubleDummySolver
 from whist_env.engine.tricks import natural_context
 
 try:  # DDS, bridge's C++ solver: 4 hands, 52 cards, natural ranking, two partnerships
@@ -36,7 +39,14 @@ def bridge_like(game: Any) -> bool:
 
 def dds_card_values(game: Any) -> dict[int, int]:
     """DDS's value of every legal card of the seat to play (tricks its side takes from the
-    current trick on); ``game`` must be :func:`bridge_like` and endplay installed."""
+    current trick on); ``game`` must be :func:`bridge_like` and endplay installed (the reference
+    of the tests and benchmarks, with DDS single-threaded).
+
+    Raises:
+        RuntimeError: endplay is not installed.
+    """
+    if _dds_solve_board is None:
+        raise RuntimeError("DDS needs endplay: pip install endplay")
     denoms = _DENOMS
     hands = [h | sum(1 << c for s, c in game.trick if s == seat) for seat, h in enumerate(game.hands)]
     pbn = "N:" + " ".join(".".join("".join(_RANK_TEXT[r] for r in range(12, -1, -1) if hands[seat] >> (suit * 13 + r) & 1)
@@ -49,26 +59,17 @@ def dds_card_values(game: Any) -> dict[int, int]:
     return {denoms.index(card.suit) * 13 + _RANKS.index(card.rank): int(tricks) for card, tricks in _dds_solve_board(deal)}
 
 
-def dds_serves(game: Any, misere: bool = False) -> bool:
-    """Whether :func:`card_values` of ``game`` goes to DDS (endplay installed, a
-    :func:`bridge_like` hand, not misère): fast at any size."""
-    return _dds_solve_board is not None and not misere and bridge_like(game)
-
-
-def solver_of(game: Any) -> DoubleDummySolver:
+def solver_of(game: Any) -> CompiledDoubleDummySolver:
     """The project's double-dummy solver of ``game``'s hand (a rules object in card play): its
     trick context, its sides, its deck and its own trick-winner rule."""
-    return DoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask(),
+    return CompiledDoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask(),
                              winner=game.trick_winner_rule)
 
 
 def card_values(game: Any, misere: bool = False) -> dict[int, int]:
     """Value of every legal card of the seat to play in ``game`` (a rules object in card play,
     every hand known: a sampled world): the tricks the seat's side takes from the current trick
-    on under double-dummy play (fewest best when ``misere``). DDS when :func:`bridge_like` and
-    endplay is installed (not for misère), else :class:`DoubleDummySolver`."""
-    if dds_serves(game, misere):
-        return dds_card_values(game)
+    on under double-dummy play (fewest best when ``misere``), by the compiled solver."""
     solver = solver_of(game)
     return solver.card_values(game.hands, game.leader, game.trick, misere=misere)
 

@@ -10,10 +10,11 @@ from typing import Any
 
 
 def parse_options(kind: str, text: str, types: Mapping[str, Callable[[str], Any]]) -> dict[str, Any]:
-    """``"k=v,k=v"`` -> ``{k: types[k](v)}`` for the keys of ``types`` (the last key may hold
-    commas only if it is ``rollout``: an agent spec such as ``checkpoint:PATH`` is taken as
-    written). A converter is a type (``int``, ``float``, ``str``) or a function with a ``label``
-    attribute naming what it accepts (e.g. "int or auto").
+    """``"k=v,k=v"`` -> ``{k: types[k](v)}`` for the keys of ``types`` (a value may hold
+    commas only if its key is ``rollout`` or ``inference``: an agent spec such as
+    ``checkpoint:PATH`` runs to the next known key, taken as written). A converter is a type
+    (``int``, ``float``, ``str``) or a function with a ``label`` attribute naming what it
+    accepts (e.g. "int or auto").
 
     Raises:
         ValueError: an unknown key, an empty option (a stray comma), a key without a value, a
@@ -37,7 +38,7 @@ def parse_options(kind: str, text: str, types: Mapping[str, Callable[[str], Any]
             raise ValueError(f"{kind}: option {key} needs a value: {key}=<{_label(types[key])}>")
         if key in out:
             raise ValueError(f"{kind}: option {key} is given twice")
-        if key == "rollout":  # an agent spec may itself contain commas: it runs to the next known key
+        if key in ("rollout", "inference"):  # an agent spec may itself contain commas: it runs to the next known key
             while k + 1 < len(parts) and parts[k + 1].partition("=")[0].strip().lower() not in types:
                 k += 1
                 value += "," + parts[k]

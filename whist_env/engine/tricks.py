@@ -135,3 +135,22 @@ def trick_winner(plays: Sequence[tuple[int, int]], ctx: TrickContext) -> int:
     if s is None:
         raise ValueError("no card in the trick can win: every card is suitless")
     return max((p for p in plays if eff[p[1]] == s), key=lambda p: power[p[1]])[0]
+
+
+def trick_winner_or_leader(plays: Sequence[tuple[int, int]], ctx: TrickContext) -> int:
+    """Seat that wins a complete trick: :func:`trick_winner`, except that a trick no card can
+    win (powerless suitless cards only: two jokers and two wild deuces in a Bid Whist no-trump
+    hand without ``jokers_high``, RULES.md §6.3, §6.7) stays with its leader, as no card beat
+    the lead.
+
+    Args:
+        plays: ``[(seat, card), ...]`` in order of play, at least one play.
+        ctx: the hand's ranking.
+    Returns:
+        the winning seat (int).
+    Raises:
+        ValueError: when ``plays`` is empty.
+    """
+    if plays and all(ctx.eff_suit[c] == NO_SUIT and not ctx.super_mask >> c & 1 for _, c in plays):
+        return plays[0][0]
+    return trick_winner(plays, ctx)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
@@ -26,7 +25,7 @@ from whist_env.engine.cards import (
     mask_to_str,
 )
 from whist_env.engine.dealing import deal_round_robin, shuffled_deck
-from whist_env.engine.tricks import NO_SUIT, TrickContext, trick_winner
+from whist_env.engine.tricks import NO_SUIT, TrickContext, trick_winner_or_leader
 from whist_env.rules.base import GAME_OVER, PLAY, FixedDeal, StepOutcome, TrickTakingGame
 from whist_env.rules.options import CommonOptions, int_at_least, is_bool, one_of, option, seat_or_none
 
@@ -138,26 +137,6 @@ def _contract_context(key: tuple, trump: int | None, downtown: bool) -> TrickCon
             else:
                 power[c] = -1
     return TrickContext(tuple(eff), tuple(power), trump, False, super_mask)
-
-
-def trick_winner_of(plays: Sequence[tuple[int, int]], ctx: TrickContext) -> int:
-    """Seat that wins a complete Bid Whist trick (RULES.md §1.4, §6.3, §6.7).
-
-    The generic rule (:func:`whist_env.engine.tricks.trick_winner`), except for a trick of
-    powerless suitless cards only (two jokers and two wild deuces in no-trump without
-    ``jokers_high``): the leader keeps it, as no card beat the lead.
-
-    Args:
-        plays: ``[(seat, card), ...]`` in order of play, at least one play.
-        ctx: the hand's ranking (:func:`contract_context`).
-    Returns:
-        the winning seat (int).
-    Raises:
-        ValueError: when ``plays`` is empty.
-    """
-    if plays and all(ctx.eff_suit[c] == NO_SUIT and not ctx.super_mask >> c & 1 for _, c in plays):
-        return plays[0][0]
-    return trick_winner(plays, ctx)
 
 
 class BidWhist(TrickTakingGame):
@@ -317,7 +296,7 @@ class BidWhist(TrickTakingGame):
         self.phase = PLAY
         self.current_player = self.leader = self.declarer
 
-    trick_winner_rule = staticmethod(trick_winner_of)
+    trick_winner_rule = staticmethod(trick_winner_or_leader)  # §6.3: four powerless suitless cards stay with the leader
 
     # ------------------------------------------------------------------ scoring
     def books(self) -> list[int]:

@@ -1,0 +1,235 @@
+"""Policy-based inference for search: weight sampled worlds by how likely a policy makes the
+actions the other players took this hand (Rebstock, Solinas, Buro and Sturtevant, "Policy Based
+Inference in Trick-Taking Card Games", IEEE CoG 2019).
+
+:meth:`WorldWeights.log_weights` replays each world's hand from its deal (the world's
+``current_deal()``, which :meth:`whist_env.rules.base.TrickTakingGame.resample` fills in from the
+world's own cards) through the same actions as the table, and at every action of another
+player asks the policy, from that player's observation and information state *in the
+replayed world* (what it saw at that moment had the world been the table), how likely it was.
+The world's weight is the product of those probabilities over the hand so far (bids,
+declarations and card play); only the world and the public history are read, never the
+table's hidden cards.
+
+Which action was taken is read from the public events (``information_state()["events"]``): a
+card play is its ``("play", seat, card)`` event; any other action is the one legal action whose
+events match the table's (found by trying each on a copy, once a decision). An action that
+leaves no public trace of which it was (a Bid Whist kitty discard, Minnesota Whist's face-down
+bid card) is replayed as the world has it (the one leaving the player's private state as in the
+world, else a card that has left its hand for good) and is not weighted: the world holds those
+cards, but not the order in which they were chosen.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from whist_env.envs.encoding import mask_to_int8
+
+
+class ReplayError(ValueError):
+    """A world's hand that does not replay from its deal through the table's actions (German
+    Whist once a card has been drawn from the stock: a world does not rebuild the stock's
+    order, see its ``_world_deal_extras``)."""
+
+
+def softened_log_prob(chosen: bool, legal: int, epsilon: float) -> float:
+    """Log-probability of an action under a deterministic policy softened by ``epsilon``:
+    ``1 - epsilon`` for the policy's own choice, ``epsilon`` spread evenly over the other
+    ``legal - 1`` legal actions; ``0.0`` (probability 1) when ``legal == 1``."""
+    if legal <= 1:
+        return 0.0
+    return math.log1p(-epsilon) if chosen else math.log(epsilon / (legal - 1))
+
+
+def effective_sample_size(log_weights: np.ndarray) -> float:
+    """Kish's effective sample size ``(sum w)^2 / sum w^2`` of weights given as logs (float
+    ``[n]``): ``n`` for equal weights, 1 when one world holds all the weight; ``n`` where no
+    weight is finite (resampled as uniform, :func:`systematic_resample`)."""
+    logw = np.asarray(log_weights, dtype=float)
+    top = np.max(logw)
+    if not np.isfinite(top):
+        return float(len(logw))
+    w = np.exp(logw - top)
+    return float(w.sum() ** 2 / (w * w).sum())
+
+
+def systematic_resample(log_weights: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """Indices (int64 ``[count]``, ascending) of ``count`` draws among ``len(log_weights)``
+    candidates in proportion to their weights, by systematic resampling (one uniform draw of
+    ``rng``; each candidate is drawn ``floor(count * p)`` or one more times, ``p`` its
+    normalised weight). Weights that are all ``-inf`` or not finite count as equal."""
+    logw = np.asarray(log_weights, dtype=float)
+    top = np.max(logw) if len(logw) else -np.inf
+    if not np.isfinite(top):
+        w = np.ones(len(logw))
+    else:
+        w = np.exp(logw - top)
+        w[~np.isfinite(w)] = 0.0
+    total = w.sum()
+    if not total > 0:  # every weight underflowed: uniform
+        w, total = np.ones(len(logw)), float(len(logw))
+    edges = np.cumsum(w / total)
+    edges[-1] = 1.0
+    points = (rng.random() + np.arange(count)) / count
+    return np.searchsorted(edges, points, side="right").astype(np.int64)
+
+
+class WorldWeights:
+    """Weights worlds by the probability ``policy`` gives to the other players' actions of this
+    hand (see the module docstring).
+
+    Args:
+        policy: an agent acting from its observation and information state (not a search
+            agent). One with ``action_probabilities(observation, info_state) -> float [A]``
+            is asked for its probabilities, floored at ``epsilon / (legal - 1)`` so that no
+            world gets weight 0; any other (the rule-based players, the learned agents of
+            ``agents.learned``, whose ``act`` is their argmax) gets ``1 - epsilon`` for its
+            own choice and ``epsilon`` spread over the other legal actions.
+        epsilon: the softening, ``0 < epsilon < 1``.
+    Raises:
+        ValueError: ``epsilon`` not in (0, 1).
+    """
+
+    def __init__(self, policy: Any, epsilon: float) -> None:
+        if not (isinstance(epsilon, (int, float)) and not isinstance(epsilon, bool) and 0.0 < epsilon < 1.0):
+            raise ValueError(f"epsilon must be a number with 0 < epsilon < 1, got {epsilon!r}")
+        self.policy = policy
+        self.epsilon = float(epsilon)
+        # a policy reading only the mask is asked on the rules object, as rollouts are played
+        self.mask_only = getattr(policy, "uses_observation_vector", True) is False
+        self.probabilities: Callable[[Mapping[str, np.ndarray], Mapping[str, Any]], np.ndarray] | None = getattr(
+            policy, "action_probabilities", None)
+
+    def log_weights(self, worlds: Sequence[Any], observer: int) -> np.ndarray | None:
+        """The log-weight (float64 ``[len(worlds)]``) of each world: the sum over this hand's
+        actions of the players other than ``observer`` of the log-probability the policy gives
+        them in that world (0 for a world of a hand without such actions).
+
+        Args:
+            worlds: raw envs drawn by ``env.resample_from_infostate(agent, rng)`` at one
+                decision (the same point of the game, ``agent`` at seat ``observer``).
+            observer: the seat whose knowledge the worlds keep; its own actions are replayed,
+                not weighted.
+        Returns:
+            the log-weights, or ``None`` when a world's hand does not replay from its deal
+            (:class:`ReplayError`): then no inference is possible at this decision.
+        """
+        plan: list[int | None] = []  # the action of each step of the hand, None where not public
+        out = np.zeros(len(worlds))
+        try:
+            for i, world in enumerate(worlds):
+                out[i] = self._log_likelihood(world, observer, plan)
+        except ReplayError:
+            return None
+        return out
+
+    def _log_likelihood(self, world: Any, observer: int, plan: list[int | None]) -> float:
+        """The world's log-weight; ``plan`` caches, across the worlds of a decision, the
+        actions that the public events name (filled in by the first world)."""
+        game = world.game
+        steps = game.actions_in_hand
+        if steps == 0:
+            return 0.0
+        replay_env = None if self.mask_only else world.clone()
+        replay = game.clone() if replay_env is None else replay_env.game
+        replay.actions_in_hand = 0  # the copy's hand restarts from its deal
+        try:
+            replay.redeal(game.current_deal())
+        except ValueError as err:
+            raise ReplayError(f"the world's deal does not replay: {err}") from None
+        truth = game.events
+        total = 0.0
+        for k in range(steps):
+            seat = replay.current_player
+            if seat is None:
+                raise ReplayError(f"the replay ended after {k} of {steps} actions")
+            action, public = self._step_action(replay, game, truth, k, plan)
+            if public and seat != observer:
+                total += self._log_prob(replay, replay_env, seat, action)
+            pos = len(replay.events)
+            try:
+                replay.apply(action)
+            except ValueError as err:
+                raise ReplayError(f"action {k} of the hand is illegal in the world: {err}") from None
+            n = len(replay.events)
+            if n > len(truth) or replay.events[pos:] != truth[pos:n]:
+                raise ReplayError(f"action {k} of the hand gives other public events in the world")
+        self._check_same(replay, game)
+        return total
+
+    def _step_action(self, replay: Any, game: Any, truth: Sequence[tuple], k: int,
+                     plan: list[int | None]) -> tuple[int, bool]:
+        """``(action, public)``: the ``k``-th action of the hand for ``replay`` (at its
+        ``k``-th step), and whether the public events name it."""
+        if k < len(plan) and plan[k] is not None:
+            return plan[k], True
+        pos = len(replay.events)
+        if replay.phase in replay.CARD_PLAY_PHASES:
+            event = truth[pos] if pos < len(truth) else None
+            if event is None or event[0] != "play" or event[1] != replay.current_player:
+                raise ReplayError(f"action {k} of the hand: no play of seat {replay.current_player} in the events")
+            action, public = int(event[2]), True
+        else:
+            matches = []
+            for a in replay.legal_action_list():
+                copy = replay.clone()
+                copy.apply(a)
+                n = len(copy.events)
+                if n <= len(truth) and copy.events[pos:] == truth[pos:n]:
+                    matches.append((a, copy))
+            if not matches:
+                raise ReplayError(f"action {k} of the hand: no legal action gives the table's events")
+            public = len(matches) == 1
+            action = matches[0][0] if public else self._private_action(matches, game, replay.current_player)
+        if k == len(plan):
+            plan.append(action if public else None)
+        return action, public
+
+    @staticmethod
+    def _private_action(matches: Sequence[tuple[int, Any]], game: Any, seat: int) -> int:
+        """The world's own choice among actions that leave the same public events: the one after
+        which ``seat``'s private state is the world's, else the lowest card that is neither in
+        ``seat``'s world hand nor among its plays (a discard)."""
+        target = dict(game.private_state(seat))
+        for a, copy in matches:
+            if dict(copy.private_state(seat)) == target:
+                return a
+        gone = ~(game.hands[seat] | game.played[seat])
+        for a, _ in matches:
+            if a < game.NUM_CARD_ACTIONS and gone >> a & 1:
+                return a
+        raise ReplayError(f"seat {seat}: none of the actions that fit the events fits the world")
+
+    def _log_prob(self, replay: Any, replay_env: Any, seat: int, action: int) -> float:
+        """Log-probability of ``action`` by the policy at ``seat`` of ``replay`` (the rules object,
+        or that of ``replay_env`` for a policy that reads the observation vector)."""
+        mask = replay.legal_actions()
+        legal = mask.bit_count()
+        if legal <= 1:
+            return 0.0
+        if replay_env is None:
+            observation = {"action_mask": mask_to_int8(mask, replay.num_actions)}
+            info = replay.information_state(seat)
+        else:
+            agent = replay_env.possible_agents[seat]
+            observation, info = replay_env.observe(agent), replay_env.information_state(agent)
+        if self.probabilities is not None:
+            p = float(np.asarray(self.probabilities(observation, info), dtype=float)[action])
+            return math.log(max(p, self.epsilon / (legal - 1)))
+        return softened_log_prob(int(self.policy.act(observation, info)) == action, legal, self.epsilon)
+
+    @staticmethod
+    def _check_same(replay: Any, game: Any) -> None:
+        """Raise :class:`ReplayError` unless the replay reached the world's position: its hands,
+        plays, trick, phase, player to act, events and every seat's public and private state."""
+        def view(g: Any) -> tuple:
+            return (g.hands, g.played, g.trick, g.tricks_won, g.phase, g.current_player, g.events,
+                    dict(g.public_state()), [dict(g.private_state(s)) for s in range(g.num_players)])
+
+        if view(replay) != view(game):
+            raise ReplayError("the replayed hand does not reach the world's position")

@@ -1,0 +1,121 @@
+"""The compiled double-dummy solver: the semantics and API of
+:class:`whist_env.engine.double_dummy.DoubleDummySolver` (every trick context of RULES.md, 2 to 6
+seats, partnerships or each for self, misère), searched by numba-compiled kernels
+(:mod:`whist_env.engine.dd_kernel`) fast enough to solve whole hands.
+
+The pure-Python :class:`~whist_env.engine.double_dummy.DoubleDummySolver` stays as the reference
+the tests hold this solver equal to (with DDS on bridge-like hands and brute force through the
+rules). The kernels compile on first use and are cached on disk beside the module (numba's
+``cache=True``): the first call in a fresh install takes the compile, about half a minute; later
+processes load the cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from whist_env.engine import dd_kernel
+from whist_env.engine.cards import FULL_DECK_54
+from whist_env.engine.double_dummy import DoubleDummySolver
+from whist_env.engine.tricks import TrickContext, trick_winner, trick_winner_or_leader
+
+#: log2 of the transposition table's buckets (two entries of 11 bytes each, shared by every solver of a process).
+TABLE_BITS = 20
+#: The trick-winner rules the kernels implement.
+COMPILED_RULES = (trick_winner, trick_winner_or_leader)
+
+
+class _Scratch:
+    """The kernels' move rows and transposition table, one per process; each call takes a fresh
+    generation tag, so entries of earlier calls are never read."""
+
+    def __init__(self) -> None:
+        self.moves = np.zeros(dd_kernel.MAX_PLIES * dd_kernel.ROW, dtype=np.int64)
+        self.frames = np.zeros((dd_kernel.MAX_PLIES + 1, dd_kernel.FRAME), dtype=np.int64)
+        self.keys = np.zeros(2 << TABLE_BITS, dtype=np.int64)
+        self.lo = np.zeros(2 << TABLE_BITS, dtype=np.int8)
+        self.hi = np.zeros(2 << TABLE_BITS, dtype=np.int8)
+        self.depth = np.zeros(2 << TABLE_BITS, dtype=np.int8)
+        self.move = np.zeros(2 << TABLE_BITS, dtype=np.int8)
+        self.hist = np.zeros(dd_kernel.MAX_SEATS * 64, dtype=np.int64)
+        self.tag = 0
+
+    def next_tag(self) -> int:
+        self.tag += 1
+        self.hist[:] = 0
+        if self.tag > 127:  # the tag has 7 bits: start over on a cleared table
+            self.keys[:] = 0
+            self.tag = 1
+        return self.tag
+
+
+_SCRATCH: _Scratch | None = None
+
+
+def _scratch() -> _Scratch:
+    global _SCRATCH
+    if _SCRATCH is None:
+        _SCRATCH = _Scratch()
+    return _SCRATCH
+
+
+class CompiledDoubleDummySolver(DoubleDummySolver):
+    """Solves positions of one hand's card play, as :class:`DoubleDummySolver` does, in compiled
+    code.
+
+    Args:
+        ctx: the hand's trick context.
+        side_of: side of each seat (length N, 2 <= N <= 6).
+        deck: bitmask of the game's cards; positions holding another card are refused.
+        winner: the game's trick-winner rule: :func:`whist_env.engine.tricks.trick_winner` or
+            :func:`whist_env.engine.tricks.trick_winner_or_leader` (the rules the kernels
+            implement; in positions the generic rule can decide, the two agree).
+    Raises:
+        ValueError: fewer than 2 or more than 6 seats; a rule the kernels do not implement.
+        TypeError: ``winner`` is not callable.
+    """
+
+    def __init__(self, ctx: TrickContext, side_of: Sequence[int], deck: int = FULL_DECK_54,
+                 winner: Callable[[Sequence[tuple[int, int]], TrickContext], int] = trick_winner) -> None:
+        super().__init__(ctx, side_of, deck, winner)
+        if winner not in COMPILED_RULES:
+            raise ValueError(f"the compiled solver implements the trick-winner rules {[r.__name__ for r in COMPILED_RULES]}, "
+                             f"not {getattr(winner, '__name__', winner)!r}: use DoubleDummySolver")
+        self._cx = dd_kernel.context_array(ctx.eff_suit, ctx.power, ctx.suit_masks, ctx.trump, ctx.must_trump, ctx.super_mask,
+                                           self.side_of)
+        self._nodes = np.zeros(1, dtype=np.int64)
+
+    def _position(self, hands: Sequence[int], leader: int, trick: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
+        hands, trick = self._check(hands, leader, trick)
+        packed = np.zeros(dd_kernel.MAX_SEATS, dtype=np.int64)
+        packed[: len(hands)] = hands
+        return packed, np.array([c for _, c in trick], dtype=np.int64)
+
+    def solve(self, hands: Sequence[int], leader: int, trick: Sequence[tuple[int, int]] = (), side: int = 0,
+              misere: bool = False) -> int:
+        """Tricks ``side`` takes from the current trick to the end under double-dummy play
+        (:meth:`DoubleDummySolver.solve`: the same arguments, value and errors)."""
+        packed, cards = self._position(hands, leader, trick)
+        if side not in self.side_of:
+            raise ValueError(f"side {side!r} is not one of the sides {sorted(set(self.side_of))}")
+        if not packed.any():
+            return 0
+        s = _scratch()
+        value = dd_kernel.solve(self._cx, packed, cards, int(leader), int(side), bool(misere), s.moves, s.frames, s.hist, s.keys, s.lo, s.hi, s.depth, s.move,
+                                s.next_tag(), self._nodes)
+        self.nodes = int(self._nodes[0])
+        return int(value)
+
+    def card_values(self, hands: Sequence[int], leader: int, trick: Sequence[tuple[int, int]] = (),
+                    misere: bool = False) -> dict[int, int]:
+        """Value of each legal card of the seat to play (:meth:`DoubleDummySolver.card_values`:
+        the same arguments, value and errors)."""
+        packed, cards = self._position(hands, leader, trick)
+        s = _scratch()
+        out = np.empty(64, dtype=np.int64)
+        dd_kernel.card_values(self._cx, packed, cards, int(leader), bool(misere), s.moves, s.frames, s.hist, s.keys, s.lo, s.hi, s.depth, s.move, s.next_tag(),
+                              self._nodes, out)
+        self.nodes = int(self._nodes[0])
+        return {int(c): int(out[c]) for c in np.flatnonzero(out >= 0)}
