@@ -306,6 +306,12 @@ def test_the_compiled_solver_refuses_a_trick_winner_rule_it_does_not_implement()
 
     with pytest.raises(ValueError, match="implements the trick-winner rules"):
         CompiledDoubleDummySolver(natural_context(), [0, 1], winner=leader_always)
+    solver = CompiledDoubleDummySolver(natural_context(), [0, 1])
+    with pytest.raises(ValueError, match="20 tricks left: the compiled solver holds at most 19"):
+        solver.card_values([(1 << 20) - 1, ((1 << 20) - 1) << 20], 0)  # no game deals 20 cards a hand
+    # 19 tricks: seat 0 holds the 13 clubs and 2-7 of diamonds, seat 1 8-A of diamonds and 2-Q of hearts:
+    # a club lead takes the 13 clubs (seat 1 has none to win with), then the diamonds are lost
+    assert solver.card_values([(1 << 19) - 1, ((1 << 19) - 1) << 19], 0)[0] == 13
 
 
 def test_search_values_cards_the_same_with_or_without_endplay(monkeypatch):

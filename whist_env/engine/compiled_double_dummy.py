@@ -73,7 +73,9 @@ class CompiledDoubleDummySolver(DoubleDummySolver):
             :func:`whist_env.engine.tricks.trick_winner_or_leader` (the rules the kernels
             implement; in positions the generic rule can decide, the two agree).
     Raises:
-        ValueError: fewer than 2 or more than 6 seats; a rule the kernels do not implement.
+        ValueError: fewer than 2 or more than 6 seats; a rule the kernels do not implement. The
+            solving methods raise it as :class:`DoubleDummySolver`'s do, and for a position of more
+            than 19 tricks (no game deals one).
         TypeError: ``winner`` is not callable.
     """
 
@@ -89,6 +91,9 @@ class CompiledDoubleDummySolver(DoubleDummySolver):
 
     def _position(self, hands: Sequence[int], leader: int, trick: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
         hands, trick = self._check(hands, leader, trick)
+        left = self._tricks_left(hands, trick)
+        if left > dd_kernel.MAX_TRICKS - 1 or left > dd_kernel.MOVE_WIDTH:
+            raise ValueError(f"{left} tricks left: the compiled solver holds at most {dd_kernel.MAX_TRICKS - 1}")
         packed = np.zeros(dd_kernel.MAX_SEATS, dtype=np.int64)
         packed[: len(hands)] = hands
         return packed, np.array([c for _, c in trick], dtype=np.int64)

@@ -7,7 +7,9 @@ Plain functions over int64 arrays, compiled on first use and cached on disk (``c
 * ``tcard`` (int64[MAX_TRICKS * 6]): the card played at position k of trick t, ``tcard[6 t + k]``;
 * ``leaders`` (int64[MAX_TRICKS]): the seat that leads trick t;
 * ``moves`` (int64[MAX_PLIES * ROW]): scratch space, one row per ply;
-* ``tt_keys`` (int64[2 size]), ``tt_lo``/``tt_hi``/``tt_depth`` (int8[2 size]): the transposition
+* ``frames`` (int64[MAX_PLIES + 1, FRAME]): the search's explicit stack;
+* ``hist`` (int64[MAX_SEATS * 64]): the history of moves that cut off, by seat and card;
+* ``tt_keys`` (int64[2 size]), ``tt_lo``/``tt_hi``/``tt_depth``/``tt_move`` (int8[2 size]): the transposition
   table, a power-of-two number of buckets of two entries (one kept for the deeper position, one
   always replaced), keyed on the remaining cards by their rank within their group (so positions
   that differ only in which lower cards are gone share an entry), the leader and a generation tag
@@ -18,9 +20,10 @@ The value of a position is the number of tricks the counted side takes from the 
 (included) to the end of the hand; that side maximises it (minimises it with ``misere``), every
 other seat does the opposite (the paranoid reduction for more than two sides). Search:
 fail-soft alpha-beta over single card plays, driven by zero-window tests (MTD(f)); the table holds
-lower and upper bounds at trick boundaries; quick tricks bound a trick boundary before it is
-searched; equivalent cards are searched once; moves are ordered winners first when the trick can
-be won, lowest first otherwise.
+lower and upper bounds at trick boundaries, and the best lead found there; quick tricks (the
+leader's, or a partner's after a crossing) and sure trump tricks bound a trick boundary before it
+is searched; equivalent cards are searched once; a lead tries the table's best lead first, then
+high cards; a follow tries the lowest card that takes the trick, else the lowest card.
 """
 
 from __future__ import annotations
@@ -695,7 +698,11 @@ def context_array(eff_suit, power, suit_masks, trump, must_trump, super_mask, si
         suit_masks: 4 bitmasks (``TrickContext.suit_masks``).
         trump: suit 0..3 or ``None``; must_trump: bool; super_mask: bitmask.
         side_of: the side of each seat (2 to 6 seats).
+    Raises:
+        ValueError: a ranking group with more than SUIT_WIDTH cards, or more than MAX_SEATS seats.
     """
+    if len(side_of) > MAX_SEATS:
+        raise ValueError(f"at most {MAX_SEATS} seats, got {len(side_of)}")
     cx = np.zeros(CX_SIZE, dtype=np.int64)
     cx[CX_EFF:CX_EFF + 64] = -1
     cx[CX_EFF:CX_EFF + len(eff_suit)] = eff_suit
@@ -707,6 +714,8 @@ def context_array(eff_suit, power, suit_masks, trump, must_trump, super_mask, si
     groups = [suit_masks[s] & ~super_mask for s in range(4)] + [super_mask, ((1 << len(eff_suit)) - 1) & ~suited & ~super_mask]
     for g, mask in enumerate(groups):
         cards = sorted((c for c in range(len(eff_suit)) if mask >> c & 1), key=lambda c: power[c], reverse=True)
+        if len(cards) > SUIT_WIDTH:
+            raise ValueError(f"a ranking group of {len(cards)} cards: the kernels hold at most {SUIT_WIDTH}")
         cx[CX_ORDLEN + g] = len(cards)
         cx[CX_ORDER + g * SUIT_WIDTH:CX_ORDER + g * SUIT_WIDTH + len(cards)] = cards
     keys = np.random.default_rng(0x5EED).integers(1, 1 << 62, size=GROUPS * SUIT_WIDTH * MAX_SEATS + MAX_SEATS, dtype=np.int64)
