@@ -5,8 +5,8 @@ deals, at the first trick of the card play (German Whist: the first trick after 
 ``--tricks`` tricks left (trick boundaries), and values every legal card of the seat to lead with
 the compiled solver (:class:`whist_env.engine.compiled_double_dummy.CompiledDoubleDummySolver`,
 ``agents.search.solving.card_values``). It prints the median and p95 CPU seconds
-(``time.process_time``, one core) and the positions searched; for Classic Whist, with endplay
-installed, DDS (bridge's C++ solver, one thread) values the same positions in the same run, and the
+(``time.process_time``, one core) and the positions searched; for Classic and Minnesota Whist, with
+endplay installed, DDS (bridge's C++ solver, one thread) values the same positions in the same run, and the
 median over positions of the ratio of CPU times is printed. The first position of the run pays the
 cold compile if numba's cache is empty (printed apart). A size whose positions take more than
 ``--budget`` CPU seconds in all is cut short (the count measured is printed).
@@ -60,6 +60,8 @@ def main() -> None:
     args = parser.parse_args()
     if args.positions < 1 or args.budget <= 0:
         parser.error("--positions must be >= 1 and --budget > 0")
+    if any(not 1 <= t <= 18 for t in args.tricks):
+        parser.error(f"--tricks must be sizes 1..18, got {args.tricks}")
     try:
         from endplay._dds import SetMaxThreads
         SetMaxThreads(1)
@@ -75,10 +77,12 @@ def main() -> None:
         for tricks in ([] if args.skip_first else [None]) + list(args.tricks):
             times, nodes, ratios, dds_times = [], [], [], []
             seed = args.seed
-            while len(times) < args.positions and sum(times) < args.budget:
+            tries = 0
+            while len(times) < args.positions and sum(times) < args.budget and tries < 20 * args.positions:
                 g = position(game_name, tricks, seed)
                 seed += 1
-                if g is None:
+                tries += 1
+                if g is None:  # the hand never reaches this size (Romanian deals of fewer cards, a thrown-in hand)
                     continue
                 solver = solver_of(g)
                 misere = g.trick_objective(g.current_player) < 0
@@ -91,6 +95,9 @@ def main() -> None:
                     dds_times.append(d)
                     ratios.append(t / max(d, 1e-6))
             label = "first" if tricks is None else f"{tricks} left"
+            if not times:
+                print(f"{game_name:<16} {label:>6}   0 (no deal of {20 * args.positions} reaches this size)", flush=True)
+                continue
             dds = f"{np.median(dds_times):12.4f} {np.median(ratios):15.1f}" if ratios else f"{'':>12} {'':>15}"
             print(f"{game_name:<16} {label:>6} {len(times):3d} {np.median(times):9.4f} {np.percentile(times, 95):9.4f} {max(times):8.3f} "
                   f"{int(np.median(nodes)):12d} {dds}", flush=True)

@@ -60,6 +60,10 @@ def main() -> int:
                         help="positions per game against the reference solver, spread over its option cases (default 300)")
     parser.add_argument("--max-tricks", type=int, default=7, help="largest ending against the reference solver (default 7)")
     args = parser.parse_args()
+    if min(args.dds, args.brute, args.reference) < 0:
+        parser.error("position counts must be >= 0")
+    if not 1 <= args.max_tricks <= 8:
+        parser.error(f"--max-tricks must be 1..8 (the reference solver's reach), got {args.max_tricks}")
     bad = 0
     for game_name in ("classic_whist", "minnesota_whist"):
         started, failures = time.process_time(), []

@@ -127,6 +127,10 @@ def test_positions_that_are_not_positions_are_refused(solver_class):
         solver.solve([1, 2, 4, 8], 0, trick=[(1, 5)])
     with pytest.raises(ValueError, match="2 to 6 players"):
         DoubleDummySolver(natural_context(), [0])
+    with pytest.raises(ValueError, match="deck must be a bitmask of card ids 0..53"):
+        DoubleDummySolver(natural_context(), [0, 1], deck=(1 << 64) - 1)
+    with pytest.raises(ValueError, match="deck must be a bitmask of card ids 0..53"):
+        DoubleDummySolver(natural_context(), [0, 1], deck=-1)
     with pytest.raises(TypeError, match="winner must be a trick-winner rule"):
         DoubleDummySolver(natural_context(), [0, 1], winner=None)
     with pytest.raises(ValueError, match="side 5 is not one of the sides"):
@@ -254,16 +258,17 @@ COMPILED_CASES = [  # (game, options): every option that changes the trick conte
     ("german_whist", {}),
     ("romanian_whist", {"num_players": 3}),
     ("romanian_whist", {}),
-    ("romanian_whist", {"num_players": 5}),
+    ("romanian_whist", {"num_players": 5, "trump_on_one_card_deals": True}),
     ("romanian_whist", {"num_players": 6}),
     ("bid_whist", {}),
     ("bid_whist", {"jokers_high": True}),
     ("bid_whist", {"deuces_wild": True}),
     ("bid_whist", {"deuces_wild": True, "deuces_over_jokers": True, "jokers_high": True}),
     ("bid_whist", {"downtown_aces": "bad", "big_joker": "black"}),
+    ("bid_whist", {"deuces_wild": True, "wild_deuces": ("2H", "2C")}),
     ("bid_whist", {"kitty": False}),
     ("cutthroat_whist", {}),
-    ("cutthroat_whist", {"jokers_high": True}),
+    ("cutthroat_whist", {"jokers_high": True, "big_joker": "black"}),
     ("cutthroat_whist", {"deck": "52"}),
 ]
 

@@ -345,3 +345,34 @@ def test_canonical_spec_names_inference_only_when_it_is_on():
     assert [p.name for p in loaded_files("pimc:inference=zoo", "classic_whist")] == ["classic_whist.pt"]
     assert canonical_spec("pimc:inference=checkpoint:Runs/a,b.pt,worlds=4", "classic_whist") == (
         "pimc:candidates=4,epsilon=0.1,exact=auto,inference=checkpoint:Runs/a,b.pt,rollout=heuristic,rollouts=48,worlds=4,z=1")
+
+
+def test_random_inference_is_refused_and_reseed_restarts_the_inference_policy():
+    with pytest.raises(ValueError, match="inference=random would weigh every world alike"):
+        make_agent("pimc:inference=random", "classic_whist")
+
+    class Recording:
+        name = "recording"
+        uses_observation_vector = False
+
+        def __init__(self):
+            self.seeds = []
+
+        def act(self, observation, info):
+            return 0
+
+        def reseed(self, seed):
+            self.seeds.append(seed)
+
+    made = {}
+
+    def factory(spec, game, seed):
+        if spec == "recording":
+            made["policy"] = Recording()
+            return made["policy"]
+        return make_agent(spec, game, seed=seed)
+
+    agent = PIMCAgent("classic_whist", make_policy=factory, inference="recording", seed=1)
+    agent.reseed(7)
+    agent.reseed(7)
+    assert len(made["policy"].seeds) == 2 and made["policy"].seeds[0] == made["policy"].seeds[1]

@@ -56,13 +56,18 @@ class SearchAgent:
         self.rng = np.random.default_rng(seed)
 
     def reseed(self, seed: int) -> None:
-        """Restart the generators of the worlds and of the rollout policy from ``seed``
+        """Restart the generators of the worlds, of the rollout policy and of an inference policy
+        from ``seed``
         (matches do so before every play, so that a play does not depend on the plays before
         it)."""
         self.rng = np.random.default_rng(seed)
         reseed = getattr(self.rollout.policy, "reseed", None)
         if reseed is not None:
             reseed(int(np.random.SeedSequence(seed).generate_state(1)[0]))
+        inference = getattr(getattr(self, "inference", None), "policy", None)
+        reseed = getattr(inference, "reseed", None)
+        if reseed is not None:
+            reseed(int(np.random.SeedSequence(seed).generate_state(2)[1]))
 
     @classmethod
     def from_spec(cls, game: str, text: str, *, make_policy: PolicyFactory, seed: int | None = None) -> Any:

@@ -137,8 +137,8 @@ class PIMCAgent(SearchAgent):
         ValueError: an option that is not an int (``exact``: or ``"auto"``), ``worlds < 1``,
             ``exact < 0``, ``rollouts < 0``, ``z`` negative or not finite, ``seed < 0``, a bad rollout spec or a search agent
             as the rollout policy; ``candidates < 1``, ``epsilon`` not in (0, 1), an inference
-            spec that is not a string, a bad inference spec or a search agent as the inference
-            policy.
+            spec that is not a string, a bad inference spec, ``random`` (every world alike) or a
+            search agent as the inference policy.
     """
 
     KIND = "pimc"
@@ -180,6 +180,9 @@ class PIMCAgent(SearchAgent):
         self.last_ess: float | None = None
         if self.inference_spec is not None:
             policy = make_policy(self.inference_spec, game, None if seed is None else seed + 2)
+            if getattr(policy, "name", None) == "random":
+                raise ValueError("pimc: inference=random would weigh every world alike (a uniform policy gives every history "
+                                 "the same probability): use inference=none")
             if hasattr(policy, "act_in_env"):
                 raise ValueError(f"pimc: inference={self.inference_spec!r} is a search agent; the inference policy must act "
                                  "from its own observation (e.g. heuristic, zoo:GAME, checkpoint:PATH)")

@@ -37,7 +37,7 @@ class DoubleDummySolver:
             (``TrickTakingGame.trick_winner_rule``; default the generic rule of RULES.md §1.4,
             :func:`whist_env.engine.tricks.trick_winner`).
     Raises:
-        ValueError: fewer than 2 or more than 6 seats.
+        ValueError: fewer than 2 or more than 6 seats; a deck holding ids outside 0..53.
         TypeError: ``winner`` is not callable.
     """
 
@@ -45,6 +45,8 @@ class DoubleDummySolver:
                  winner: Callable[[Sequence[tuple[int, int]], TrickContext], int] = trick_winner) -> None:
         if not 2 <= len(side_of) <= 6:
             raise ValueError(f"a trick needs 2 to 6 players, got {len(side_of)}")
+        if int(deck) < 0 or int(deck) & ~FULL_DECK_54:
+            raise ValueError(f"deck must be a bitmask of card ids 0..53, got {deck:#x}")
         if not callable(winner):
             raise TypeError(f"winner must be a trick-winner rule (plays, ctx) -> seat, got {type(winner).__name__}")
         self.ctx = ctx
