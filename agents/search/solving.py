@@ -40,7 +40,7 @@ def bridge_like(game: Any) -> bool:
 def dds_card_values(game: Any) -> dict[int, int]:
     """DDS's value of every legal card of the seat to play (tricks its side takes from the
     current trick on); ``game`` must be :func:`bridge_like` and endplay installed (the reference
-    of the tests and benchmarks, with DDS single-threaded).
+    of the tests and benchmarks).
 
     Raises:
         RuntimeError: endplay is not installed.
@@ -63,7 +63,7 @@ def solver_of(game: Any) -> CompiledDoubleDummySolver:
     """The project's double-dummy solver of ``game``'s hand (a rules object in card play): its
     trick context, its sides, its deck and its own trick-winner rule."""
     return CompiledDoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask(),
-                             winner=game.trick_winner_rule)
+                                     winner=game.trick_winner_rule)
 
 
 def card_values(game: Any, misere: bool = False) -> dict[int, int]:

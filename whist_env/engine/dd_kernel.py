@@ -633,6 +633,21 @@ def _mtd(cx, hands, tcard, leaders, k, side, misere, only, guess, total, moves, 
 
 
 @njit(cache=True)
+def _root(cx, hands, trick, leader):
+    """The search's trick arrays of a root position, its position in the trick, the seat to play
+    and the tricks left (the current one included)."""
+    tcard = np.zeros(MAX_TRICKS * MAX_SEATS, dtype=np.int64)
+    leaders = np.zeros(MAX_TRICKS, dtype=np.int64)
+    k = len(trick)
+    for i in range(k):
+        tcard[i] = trick[i]
+    leaders[0] = leader
+    seat = (leader + k) % cx[CX_N]
+    total = _popcount(hands[seat]) + (1 if k else 0)
+    return tcard, leaders, k, seat, total
+
+
+@njit(cache=True)
 def card_values(cx, hands, trick, leader, misere, moves, frames, hist, tt_keys, tt_lo, tt_hi, tt_depth, tt_move, tag, nodes, out):
     """Values of every legal card of the seat to play, written to ``out`` (int64[64], -1 for a
     card that is not legal): the tricks its side takes from the current trick on.
@@ -643,19 +658,12 @@ def card_values(cx, hands, trick, leader, misere, moves, frames, hist, tt_keys, 
         trick: int64 array of the cards played to the current trick, in order.
         leader: the seat that led (or leads) the current trick.
         misere: the seat's side minimises its tricks.
-        moves, frames, tt_keys, tt_lo, tt_hi: scratch, stack and table (module docstring); ``tag`` 1..127.
+        moves, frames, hist, tt_keys, tt_lo, tt_hi, tt_depth, tt_move: scratch, stack, history and
+            table (module docstring); ``tag`` 1..127.
         nodes: int64[1], incremented by the positions searched.
     """
-    n = cx[CX_N]
-    tcard = np.zeros(MAX_TRICKS * MAX_SEATS, dtype=np.int64)
-    leaders = np.zeros(MAX_TRICKS, dtype=np.int64)
-    k = len(trick)
-    for i in range(k):
-        tcard[i] = trick[i]
-    leaders[0] = leader
-    seat = (leader + k) % n
+    tcard, leaders, k, seat, total = _root(cx, hands, trick, leader)
     side = cx[CX_SIDE + seat]
-    total = _popcount(hands[seat]) + (1 if k else 0)
     row = k * ROW
     count = _moves(cx, hands, tcard, leaders, 0, k, side, moves, row, -1, hist)
     reps = moves[row:row + 2 * count].copy()
@@ -677,15 +685,7 @@ def card_values(cx, hands, trick, leader, misere, moves, frames, hist, tt_keys, 
 @njit(cache=True)
 def solve(cx, hands, trick, leader, side, misere, moves, frames, hist, tt_keys, tt_lo, tt_hi, tt_depth, tt_move, tag, nodes):
     """Tricks ``side`` takes from the current trick on (arguments as :func:`card_values`)."""
-    n = cx[CX_N]
-    tcard = np.zeros(MAX_TRICKS * MAX_SEATS, dtype=np.int64)
-    leaders = np.zeros(MAX_TRICKS, dtype=np.int64)
-    k = len(trick)
-    for i in range(k):
-        tcard[i] = trick[i]
-    leaders[0] = leader
-    seat = (leader + k) % n
-    total = _popcount(hands[seat]) + (1 if k else 0)
+    tcard, leaders, k, seat, total = _root(cx, hands, trick, leader)
     return _mtd(cx, hands, tcard, leaders, k, side, misere, -1, total // 2, total, moves, frames, hist, tt_keys, tt_lo, tt_hi, tt_depth, tt_move, tag,
                 nodes)
 
