@@ -76,6 +76,30 @@ def _low_bit(x):
 
 
 @njit(cache=True)
+def _top_power(cx, mask):
+    """Power of the strongest card of ``mask``, below every power if it is empty."""
+    top = -(1 << 30)
+    while mask:
+        c = _low_bit(mask)
+        mask &= mask - 1
+        if cx[CX_POW + c] > top:
+            top = cx[CX_POW + c]
+    return top
+
+
+@njit(cache=True)
+def _count_above(cx, mask, power):
+    """Cards of ``mask`` stronger than ``power``."""
+    count = 0
+    while mask:
+        c = _low_bit(mask)
+        mask &= mask - 1
+        if cx[CX_POW + c] > power:
+            count += 1
+    return count
+
+
+@njit(cache=True)
 def _led(cx, tcard, base, k):
     """Led suit of a trick whose first ``k`` cards lie at ``tcard[base:]``: the effective suit of
     its first suited card, -1 while none is."""
@@ -153,21 +177,7 @@ def _quick_tricks(cx, hands, n, leader, side):
         held = mine & cx[CX_SUIT + suit] & ~supers
         if not held:
             continue
-        against = others & cx[CX_SUIT + suit]
-        top = -(1 << 30)
-        rest = against
-        while rest:
-            c = _low_bit(rest)
-            rest &= rest - 1
-            if cx[CX_POW + c] > top:
-                top = cx[CX_POW + c]
-        winners = 0
-        rest = held
-        while rest:
-            c = _low_bit(rest)
-            rest &= rest - 1
-            if cx[CX_POW + c] > top:
-                winners += 1
+        winners = _count_above(cx, held, _top_power(cx, others & cx[CX_SUIT + suit]))
         if winners and trump >= 0 and suit != trump:
             trumps = cx[CX_SUIT + trump]
             for s in range(n):
@@ -208,23 +218,8 @@ def _side_quick_tricks(cx, hands, n, leader, side):
             mask = cx[CX_SUIT + suit]
             if not hands[leader] & mask or not hands[f] & mask:
                 continue
-            top_f = -(1 << 30)
-            rest = hands[f] & mask
-            while rest:
-                c = _low_bit(rest)
-                rest &= rest - 1
-                if cx[CX_POW + c] > top_f:
-                    top_f = cx[CX_POW + c]
-            beaten = False
-            rest = others & mask
-            while rest:
-                c = _low_bit(rest)
-                rest &= rest - 1
-                if cx[CX_POW + c] > top_f:
-                    beaten = True
-                    break
-            if beaten:
-                continue
+            if _count_above(cx, others & mask, _top_power(cx, hands[f] & mask)):
+                continue  # another live card beats the friend's best
             if trump >= 0 and suit != trump:
                 trumps = cx[CX_SUIT + trump]
                 ruffed = False
@@ -260,27 +255,15 @@ def _sure_tricks(cx, hands, n, side, ours):
     if union & cx[CX_SUPER]:
         return 0
     trumps = cx[CX_SUIT + trump]
-    top = -(1 << 30)  # the strongest trump of the other side
+    theirs = 0
     for s in range(n):
         if (cx[CX_SIDE + s] == side) != ours:
-            rest = hands[s] & trumps
-            while rest:
-                c = _low_bit(rest)
-                rest &= rest - 1
-                if cx[CX_POW + c] > top:
-                    top = cx[CX_POW + c]
+            theirs |= hands[s] & trumps
+    top = _top_power(cx, theirs)  # the strongest trump of the other side
     most = 0
     for s in range(n):
         if (cx[CX_SIDE + s] == side) == ours:
-            count = 0
-            rest = hands[s] & trumps
-            while rest:
-                c = _low_bit(rest)
-                rest &= rest - 1
-                if cx[CX_POW + c] > top:
-                    count += 1
-            if count > most:
-                most = count
+            most = max(most, _count_above(cx, hands[s] & trumps, top))
     return most
 
 
