@@ -50,12 +50,20 @@ def effective_sample_size(log_weights: np.ndarray) -> float:
     """Kish's effective sample size ``(sum w)^2 / sum w^2`` of weights given as logs (float
     ``[n]``): ``n`` for equal weights, 1 when one world holds all the weight; ``n`` where no
     weight is finite (resampled as uniform, :func:`systematic_resample`)."""
-    logw = np.asarray(log_weights, dtype=float)
-    top = np.max(logw)
-    if not np.isfinite(top):
-        return float(len(logw))
-    w = np.exp(logw - top)
+    w = _relative_weights(log_weights)
     return float(w.sum() ** 2 / (w * w).sum())
+
+
+def _relative_weights(log_weights: np.ndarray) -> np.ndarray:
+    """Weights (float ``[n]``, the largest 1) of weights given as logs: all equal where no
+    weight is finite, 0 for a weight that is not finite among finite ones."""
+    logw = np.asarray(log_weights, dtype=float)
+    top = np.max(logw) if len(logw) else -np.inf
+    if not np.isfinite(top):
+        return np.ones(len(logw))
+    w = np.exp(logw - top)
+    w[~np.isfinite(w)] = 0.0
+    return w
 
 
 def systematic_resample(log_weights: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
@@ -63,16 +71,10 @@ def systematic_resample(log_weights: np.ndarray, count: int, rng: np.random.Gene
     candidates in proportion to their weights, by systematic resampling (one uniform draw of
     ``rng``; each candidate is drawn ``floor(count * p)`` or one more times, ``p`` its
     normalised weight). Weights that are all ``-inf`` or not finite count as equal."""
-    logw = np.asarray(log_weights, dtype=float)
-    top = np.max(logw) if len(logw) else -np.inf
-    if not np.isfinite(top):
-        w = np.ones(len(logw))
-    else:
-        w = np.exp(logw - top)
-        w[~np.isfinite(w)] = 0.0
+    w = _relative_weights(log_weights)
     total = w.sum()
     if not total > 0:  # every weight underflowed: uniform
-        w, total = np.ones(len(logw)), float(len(logw))
+        w, total = np.ones(len(w)), float(len(w))
     edges = np.cumsum(w / total)
     edges[-1] = 1.0
     points = (rng.random() + np.arange(count)) / count
