@@ -240,6 +240,66 @@ def configure_eval(parser: argparse.ArgumentParser) -> None:
                              "Whist, contracts made in Bid Whist); records go to a temporary folder without --records")
 
 
+def _workers_and_ray(parser: argparse.ArgumentParser, unit: str) -> None:
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help=f"processes playing {unit} at once (default: %(default)s); the results are the same as with one")
+    parser.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                        help=f"play the {unit} on Ray workers (needs whist-env[rllib]): a local Ray without ADDRESS, or the "
+                             "cluster at ADDRESS ('auto', 'ray://HEAD:10001'); the results are the same as a serial run's")
+
+
+def configure_teach(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist teach``."""
+    from training.learn.teach import MAX_SEED
+
+    _examples(parser,
+              "A teacher plays every seat of fresh hands (or, with --student, the student plays and the teacher\n"
+              "labels a share of its decisions: DAgger); each decision is stored with its observation, mask,\n"
+              "global state, the teacher's action and per-action values, and the seat's return, in shards\n"
+              "written atomically with a manifest (training/learn/teach.py). Ctrl-C keeps every finished shard;\n"
+              "the same command resumes. Train on it with warm_start.dataset: DIR in a config.\n\n"
+              "examples:\n"
+              "  whist teach --game classic_whist --option honours=false --decisions 2000000 --workers 2 --out runs/data/classic\n"
+              "  whist teach --game bid_whist --teacher pimc --decisions 20000 --shard-episodes 10 --out runs/data/bid_pimc\n"
+              "  whist teach --game classic_whist --option honours=false --student zoo --label-share 0.5 --seed 1 \\\n"
+              "              --decisions 500000 --out runs/data/classic_dagger")
+    add_game_arguments(parser, "; one episode is one hand unless --option episode=game")
+    parser.add_argument("--teacher", default="heuristic", metavar="SPEC", help=f"the teacher ({_agent_specs()}; default: %(default)s)")
+    parser.add_argument("--decisions", type=int, required=True, metavar="N", help="decisions to store at least (all seats)")
+    parser.add_argument("--out", required=True, metavar="DIR", help="the dataset folder (made, or resumed when it holds this dataset)")
+    parser.add_argument("--student", default=None, metavar="SPEC", help="DAgger: the student plays every seat and the teacher labels")
+    parser.add_argument("--label-share", type=float, default=1.0, metavar="P",
+                        help="with --student: the share of the student's decisions the teacher labels (default: %(default)s)")
+    parser.add_argument("--double-dummy", action="store_true",
+                        help="also store the double-dummy value of every legal card in the real deal (card play)")
+    parser.add_argument("--seed", type=int, default=0,
+                        help=f"dataset seed, 0..{MAX_SEED}: its deals are a span of the TRAINING seed range of its own "
+                             "(default: %(default)s)")
+    parser.add_argument("--shard-episodes", type=int, default=100, metavar="E",
+                        help="episodes per shard, the unit of work and of resumption (default: %(default)s; fewer for pimc)")
+    _workers_and_ray(parser, "shards")
+    parser.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress bar")
+
+
+def configure_agree(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist agree``."""
+    from training.evaluation.seed_ranges import DEVELOPMENT, REPORT
+
+    _examples(parser,
+              "The teacher plays every seat of match deals; at each decision with a choice the student is asked\n"
+              "too. Prints the share of decisions where both chose the same action, with a 95% interval over\n"
+              "deals, overall and by phase.\n\n"
+              "example: whist agree --game classic_whist --option honours=false --student zoo --teacher heuristic --deals 500")
+    add_game_arguments(parser, "; one episode is one hand unless --option episode=game")
+    parser.add_argument("--student", required=True, metavar="SPEC", help="the agent compared with the teacher")
+    parser.add_argument("--teacher", default="heuristic", metavar="SPEC", help="the agent that plays (default: %(default)s)")
+    parser.add_argument("--deals", type=int, default=500, help="deals (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=REPORT.start,
+                        help=f"match seed of the deals (default: %(default)s, in {REPORT}; {DEVELOPMENT} for tuning)")
+    _workers_and_ray(parser, "deals")
+    parser.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress bar")
+
+
 def configure_league(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``whist league``."""
     _examples(parser,
@@ -342,6 +402,10 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str
               "training.learn.train:run_train"),
     "eval": ("play duplicate-deal matches between agents and report win rates with 95 percent confidence intervals",
              configure_eval, "training.evaluation.match:run_eval"),
+    "teach": ("store a teacher's decisions (or DAgger labels of a student's) as a sharded, resumable dataset",
+              configure_teach, "training.learn.teach:run_teach"),
+    "agree": ("how often a student chooses a teacher's action, on the teacher's games, with a 95 percent interval",
+              configure_agree, "training.evaluation.agreement:run_agree"),
     "sb3-train": ("train one seat with sb3-contrib MaskablePPO against fixed opponents", configure_sb3_train,
                   "training.learn.sb3:run_sb3_train"),
     "rllib-train": ("train with PPO on Ray's RLlib (a local Ray or a cluster) from a YAML config, then evaluate it",

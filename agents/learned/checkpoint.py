@@ -12,6 +12,8 @@ pickle). Keys:
   centralised critic, the global state's (format 1 files: the observation's)
 * ``bid_features`` (list of int; format 3): the observation indices that mark a bidding decision
   for the actor's bid head (empty, and absent from older files: no bid head)
+* ``architecture`` (dict; format 4): the actor's kind, :func:`agents.learned.network.architecture`
+  (absent from older files: the MLP actor)
 * ``config`` (dict: the experiment config), ``versions`` (dict: whist_env, torch, python)
 * ``global_step``, ``update`` (int), ``rng`` (dict of RNG states), ``opponent_pool`` (list of
   state_dicts), ``extra`` (dict)
@@ -32,7 +34,7 @@ import torch
 from agents.learned.sb3 import is_sb3_zip
 
 FORMAT = "whist-env-checkpoint"
-FORMAT_VERSION = 3
+FORMAT_VERSION = 4
 REQUIRED_KEYS = ("format", "format_version", "game", "options", "obs_size", "num_actions", "hidden_sizes", "model")
 
 
@@ -53,6 +55,7 @@ def make_checkpoint(
     hidden_sizes: list[int],
     critic_input_size: int | None = None,
     bid_features: list[int] | None = None,
+    architecture: Mapping[str, Any] | None = None,
     config: Mapping[str, Any] | None = None,
     optimizer: torch.optim.Optimizer | None = None,
     global_step: int = 0,
@@ -61,7 +64,10 @@ def make_checkpoint(
     opponent_pool: list[Mapping[str, torch.Tensor]] | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Assemble the checkpoint dict (see the module docstring for the keys); tensors are cloned to CPU."""
+    """Assemble the checkpoint dict (see the module docstring for the keys); tensors are cloned to
+    CPU. ``architecture`` defaults to the model's own (``model.architecture``), else the MLP actor."""
+    if architecture is None:
+        architecture = getattr(model, "architecture", None) or {"actor": "mlp"}
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
@@ -72,6 +78,7 @@ def make_checkpoint(
         "hidden_sizes": [int(h) for h in hidden_sizes],
         "critic_input_size": int(obs_size if critic_input_size is None else critic_input_size),
         "bid_features": [int(i) for i in (bid_features or [])],
+        "architecture": _plain(dict(architecture)),
         "model": _cpu_state(model.state_dict()),
         "optimizer": None if optimizer is None else _plain(optimizer.state_dict()),
         "config": _plain(dict(config or {})),

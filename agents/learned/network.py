@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import torch
 from torch import nn
+
+from agents.learned.card_features import CardFeatures
 
 #: State-dict entries of the actor (what plays): its MLP, the bid head, the suit tables.
 _ACTOR_KEYS = ("actor.", "bid.", "suit_observation", "suit_action", "suit_trump_at")
@@ -37,6 +40,53 @@ def _mlp(sizes: Sequence[int], out: int, out_std: float) -> nn.Sequential:
         layers += [_layer(a, b, float(np.sqrt(2.0))), nn.Tanh()]
     layers.append(_layer(sizes[-1], out, out_std))
     return nn.Sequential(*layers)
+
+
+#: Actor architectures (``architecture["actor"]``): one logit per action off an MLP, or card-centric.
+ACTORS = ("mlp", "cards")
+
+
+class CardActor(nn.Module):
+    """A card-centric actor: each card action is scored from its own features.
+
+    A trunk (ReLU MLP of ``hidden_sizes``) reads the observation; the logit of card ``c`` is a
+    small MLP of the sum of a projection of the trunk's output, a projection of ``c``'s
+    features (:class:`agents.learned.card_features.CardFeatures`: would it win the trick now, is
+    it the highest unseen card of its suit, ...) and a learned embedding of ``c``. The same MLP
+    scores every card, so what it learns about one card holds for the others (DouZero, Zha et
+    al. 2021, scores each action from its own encoding). Actions after the cards (bids, pass,
+    trump calls) get a linear logit off the trunk.
+
+    Args:
+        obs_size: D. num_actions: A (the first C of them are the cards).
+        hidden_sizes: the trunk's widths.
+        features: the per-card features of the game's observation.
+        card_width: E, width of the card head.
+    """
+
+    def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int], features: CardFeatures,
+                 card_width: int = 128) -> None:
+        super().__init__()
+        self.features = features
+        self.num_cards = features.num_cards
+        sizes = [obs_size, *hidden_sizes]
+        layers: list[nn.Module] = []
+        for a, b in zip(sizes[:-1], sizes[1:]):
+            layers += [_layer(a, b, float(np.sqrt(2.0))), nn.ReLU()]
+        self.trunk = nn.Sequential(*layers)
+        self.other = _layer(sizes[-1], num_actions, 0.01)
+        self.context = _layer(sizes[-1], card_width, 1.0)
+        self.card_in = _layer(features.size, card_width, 1.0)
+        self.card_embedding = nn.Parameter(torch.zeros(self.num_cards, card_width))
+        self.card_head = nn.Sequential(nn.ReLU(), _layer(card_width, card_width, float(np.sqrt(2.0))), nn.ReLU(),
+                                       _layer(card_width, 1, 0.01))
+
+    def forward(self, obs: torch.Tensor) -> torch.Tensor:
+        """Raw logits float32 ``(B, A)`` of observations float32 ``(B, D)``."""
+        h = self.trunk(obs)
+        z = self.context(h)[:, None, :] + self.card_in(self.features(obs)) + self.card_embedding
+        cards = self.card_head(z).squeeze(-1)
+        return torch.cat([cards, self.other(h)[:, self.num_cards :]], 1)
 
 
 class PolicyNet(nn.Module):
@@ -64,13 +114,19 @@ class PolicyNet(nn.Module):
             reads every observation with trump relabelled as clubs and answers in the
             environment's own action order (``None``: no relabelling). Kept as buffers in the
             state dict.
+        architecture: the actor's kind (:func:`architecture`): ``{"actor": "mlp"}`` (the
+            default, ``None``) or ``{"actor": "cards", "card_width": E, "layout": {name: [start,
+            stop]}, "num_players": N}`` (:class:`CardActor`; ``layout`` is the environment's
+            ``observation_layout()``). Stored in checkpoints.
     Raises:
-        ValueError: ``hidden_sizes`` is empty, or a bid feature lies outside ``[0, D)``.
+        ValueError: ``hidden_sizes`` is empty, a bid feature lies outside ``[0, D)``, or the
+            architecture is unknown or incomplete.
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int] = (256, 256),
                  bid_features: Sequence[int] = (), bid_prior: float = 0.0,
-                 suit_tables: Mapping[str, np.ndarray | torch.Tensor] | None = None) -> None:
+                 suit_tables: Mapping[str, np.ndarray | torch.Tensor] | None = None,
+                 architecture: Mapping[str, Any] | None = None) -> None:
         super().__init__()
         if not hidden_sizes:
             raise ValueError("hidden_sizes must name at least one hidden layer")
@@ -82,7 +138,14 @@ class PolicyNet(nn.Module):
             raise ValueError(f"bid_features must lie in [0, {self.obs_size}), got {self.bid_features}")
         #: exploration of the bid head: the share of bidding decisions made uniformly at random
         self.bid_epsilon = 0.0
-        self.actor = _mlp([self.obs_size, *self.hidden_sizes], self.num_actions, 0.01)
+        self.architecture = _plain_architecture(architecture)
+        if self.architecture["actor"] == "cards":
+            layout = {name: slice(int(a), int(b)) for name, (a, b) in self.architecture["layout"].items()}
+            features = CardFeatures(layout, int(self.architecture["num_players"]))
+            self.actor: nn.Module = CardActor(self.obs_size, self.num_actions, self.hidden_sizes, features,
+                                              int(self.architecture["card_width"]))
+        else:
+            self.actor = _mlp([self.obs_size, *self.hidden_sizes], self.num_actions, 0.01)
         self.bid = _mlp([self.obs_size, *self.hidden_sizes], self.num_actions, 0.01) if self.bid_features else None
         if self.bid is not None:
             nn.init.constant_(self.bid[-1].bias, float(bid_prior))
@@ -165,16 +228,17 @@ class PolicyNet(nn.Module):
 
     @classmethod
     def from_actor_critic_state(cls, state: Mapping[str, torch.Tensor], obs_size: int, num_actions: int,
-                                hidden_sizes: Sequence[int], bid_features: Sequence[int] = ()) -> PolicyNet:
+                                hidden_sizes: Sequence[int], bid_features: Sequence[int] = (),
+                                architecture: Mapping[str, Any] | None = None) -> PolicyNet:
         """The actor of an :class:`ActorCritic` state dict (its ``actor.*`` and ``bid.*``
         entries and suit tables; the critic, which may read the global state, is left out).
 
         Raises:
-            ValueError: the weights do not fit the declared sizes.
+            ValueError: the weights do not fit the declared sizes or architecture.
         """
         tables = {k[len("suit_"):]: v for k, v in state.items() if k.startswith("suit_") and k != "suit_state"} or None
         try:
-            net = cls(obs_size, num_actions, hidden_sizes, bid_features, suit_tables=tables)
+            net = cls(obs_size, num_actions, hidden_sizes, bid_features, suit_tables=tables, architecture=architecture)
             net.load_state_dict({k: v for k, v in state.items() if k.startswith(_ACTOR_KEYS)})
         except RuntimeError as exc:
             raise ValueError(f"actor weights do not fit their declared shapes: {exc}") from exc
@@ -199,8 +263,9 @@ class ActorCritic(PolicyNet):
 
     def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int] = (256, 256),
                  critic_input_size: int | None = None, bid_features: Sequence[int] = (), bid_prior: float = 0.0,
-                 suit_tables: Mapping[str, np.ndarray | torch.Tensor] | None = None) -> None:
-        super().__init__(obs_size, num_actions, hidden_sizes, bid_features, bid_prior, suit_tables)
+                 suit_tables: Mapping[str, np.ndarray | torch.Tensor] | None = None,
+                 architecture: Mapping[str, Any] | None = None) -> None:
+        super().__init__(obs_size, num_actions, hidden_sizes, bid_features, bid_prior, suit_tables, architecture)
         self.critic_input_size = int(obs_size if critic_input_size is None else critic_input_size)
         self.critic = _mlp([self.critic_input_size, *self.hidden_sizes], 1, 1.0)
         if suit_tables is not None:  # the critic relabels its input too: the state's table, or the observation's
@@ -226,7 +291,52 @@ class ActorCritic(PolicyNet):
         """A frozen copy of the actor alone, bid head included (for opponents and play; its
         ``bid_epsilon`` is 0)."""
         return PolicyNet.from_actor_critic_state(self.state_dict(), self.obs_size, self.num_actions, self.hidden_sizes,
-                                                 self.bid_features).to(next(self.parameters()).device).frozen()
+                                                 self.bid_features, self.architecture).to(next(self.parameters()).device).frozen()
+
+
+def architecture(actor: str, layout: Mapping[str, slice] | None = None, num_players: int | None = None,
+                 card_width: int = 128) -> dict[str, Any]:
+    """The ``architecture`` entry of a network (:class:`PolicyNet`) as plain types.
+
+    Args:
+        actor: one of :data:`ACTORS`.
+        layout, num_players: the environment's ``observation_layout()`` and player count (the
+            ``"cards"`` actor derives its card features from them).
+        card_width: width of the card head (``"cards"``).
+    Raises:
+        ValueError: an unknown actor, or ``"cards"`` without a layout and player count.
+    """
+    if actor == "mlp":
+        return {"actor": "mlp"}
+    if actor == "cards":
+        if layout is None or num_players is None:
+            raise ValueError("the 'cards' actor needs the observation layout and the number of players")
+        return _plain_architecture({"actor": "cards", "card_width": card_width, "num_players": num_players,
+                                    "layout": {name: [sl.start, sl.stop] for name, sl in layout.items()}})
+    raise ValueError(f"unknown actor {actor!r}; expected one of {list(ACTORS)}")
+
+
+def _plain_architecture(arch: Mapping[str, Any] | None) -> dict[str, Any]:
+    """``arch`` checked and as plain types (``None``: the MLP actor).
+
+    Raises:
+        ValueError: an unknown actor or a missing entry.
+    """
+    if arch is None:
+        return {"actor": "mlp"}
+    actor = arch.get("actor")
+    if actor == "mlp":
+        return {"actor": "mlp"}
+    if actor != "cards":
+        raise ValueError(f"unknown actor {actor!r}; expected one of {list(ACTORS)}")
+    missing = [key for key in ("card_width", "layout", "num_players") if key not in arch]
+    if missing:
+        raise ValueError(f"the 'cards' actor's architecture lacks {missing}")
+    width, players = int(arch["card_width"]), int(arch["num_players"])
+    if width < 1 or players < 2:
+        raise ValueError(f"the 'cards' actor needs card_width >= 1 and num_players >= 2, got {width} and {players}")
+    layout = {str(name): [int(bounds[0]), int(bounds[1])] for name, bounds in dict(arch["layout"]).items()}
+    return {"actor": "cards", "card_width": width, "num_players": players, "layout": layout}
 
 
 def masked_log_probs(logits: torch.Tensor) -> torch.Tensor:

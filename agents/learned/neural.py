@@ -125,4 +125,5 @@ def actor_from_checkpoint(ckpt: Mapping[str, Any]) -> PolicyNet:
         ValueError: the weights do not fit the checkpoint's declared sizes.
     """
     return PolicyNet.from_actor_critic_state(ckpt["model"], int(ckpt["obs_size"]), int(ckpt["num_actions"]),
-                                             list(ckpt["hidden_sizes"]), list(ckpt.get("bid_features") or []))
+                                             list(ckpt["hidden_sizes"]), list(ckpt.get("bid_features") or []),
+                                             ckpt.get("architecture"))

@@ -80,6 +80,10 @@ from whist_env.rules.bid_whist import PASS, bid_of
 from whist_env.rules.romanian import deal_points
 
 
+#: :attr:`PIMCAgent.last_values_kind`: values in tricks (double dummy) or in points (rollouts).
+VALUES_TRICKS, VALUES_POINTS = 1, 2
+
+
 def _exact_option(text: str) -> int | None:
     """``exact=`` of a spec: an int, or ``auto`` (``None``)."""
     return None if text.strip().lower() == "auto" else int(text)
@@ -133,6 +137,8 @@ class PIMCAgent(SearchAgent):
         last_ess: Kish's effective sample size (float, between 1 and the candidates drawn) of
             the candidate worlds' weights at the last decision that weighed them; ``None``
             before one, or where the hand did not replay.
+        last_values, last_values_kind: the mean value of every legal action at the last
+            decision that searched (teacher datasets store them: ``training.learn.teach``).
     Raises:
         ValueError: an option that is not an int (``exact``: or ``"auto"``), ``worlds < 1``,
             ``exact < 0``, ``rollouts < 0``, ``z`` negative or not finite, ``seed < 0``, a bad rollout spec or a search agent
@@ -178,6 +184,13 @@ class PIMCAgent(SearchAgent):
         #: Kish's effective sample size of the candidate worlds' weights at the last decision
         #: that weighed them (``None``: none yet, or the hand did not replay)
         self.last_ess: float | None = None
+        #: the mean value over the worlds of every legal action at the last decision that
+        #: searched (float32 ``(A,)``, NaN for the other actions; ``None``: the last decision
+        #: was forced or left to the heuristic), in the units of :attr:`last_values_kind`
+        self.last_values: np.ndarray | None = None
+        #: :data:`VALUES_TRICKS` (tricks the side takes from the current trick on, negated
+        #: where it wants few) or :data:`VALUES_POINTS` (the side's points, rollouts)
+        self.last_values_kind = VALUES_POINTS
         if self.inference_spec is not None:
             policy = make_policy(self.inference_spec, game, None if seed is None else seed + 2)
             if getattr(policy, "name", None) == "random":
@@ -197,6 +210,7 @@ class PIMCAgent(SearchAgent):
         """
         observation = env.observe(agent)
         legal = self._legal(env, agent, observation)
+        self.last_values = None
         if len(legal) == 1:
             return int(legal[0])
         info = env.information_state(agent)
@@ -219,7 +233,15 @@ class PIMCAgent(SearchAgent):
             if key not in memo:
                 memo[key] = self._values(world, legal, exact)
             rows.append(memo[key])
-        return self._best(np.array(rows), legal, observation, info, 0.0 if exact else self.z)
+        values = np.array(rows)
+        self._record_values(values.mean(axis=0), legal, observation, VALUES_TRICKS if exact else VALUES_POINTS)
+        return self._best(values, legal, observation, info, 0.0 if exact else self.z)
+
+    def _record_values(self, means: np.ndarray, legal: np.ndarray, observation: Mapping[str, np.ndarray], kind: int) -> None:
+        """Keep the decision's mean value of each legal action as :attr:`last_values`."""
+        values = np.full(len(observation["action_mask"]), np.nan, dtype=np.float32)
+        values[legal] = means
+        self.last_values, self.last_values_kind = values, kind
 
     def _draw_worlds(self, env: Any, agent: str, count: int) -> list[Any]:
         """The ``count`` worlds of a decision of ``agent`` at ``env``: raw envs drawn by
@@ -311,6 +333,7 @@ class PIMCAgent(SearchAgent):
             counts += [b == took for b in bids]
             scores += [deal_points(b, took) for b in bids]
         best = max(range(len(legal)), key=lambda i: (counts[i], scores[i], -i))
+        self._record_values(scores / self.worlds, legal, env.observe(agent), VALUES_POINTS)
         return int(legal[best])
 
     def _contract_bid(self, env: Any, agent: str, legal: np.ndarray, observation: Mapping[str, np.ndarray],
@@ -342,4 +365,5 @@ class PIMCAgent(SearchAgent):
                         values[w, column[a]] = points[side] - points[1 - side]
                 else:
                     values[w, [column[a] for a in calls]] = side_value(final, seat)
+        self._record_values(values.mean(axis=0), legal, observation, VALUES_POINTS)
         return self._best(values, legal, observation, info, self.z)

@@ -29,22 +29,17 @@ Statistics come from :mod:`training.evaluation.stats`. Command line (:func:`run_
 
 from __future__ import annotations
 
-import concurrent.futures
 import contextlib
 import csv
 import io
 import json
 import math
-import multiprocessing
 import os
-import pickle
-import signal
 import sys
 import tempfile
-import threading
 import time
 import uuid
-from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,6 +48,7 @@ import numpy as np
 
 from agents.base import Policy
 from training.errors import CommandError, Interrupted
+from training.evaluation.parallel import played_units
 from training.evaluation.stats import mean_summary, wilson_interval
 from training.progress import progress_bar
 from whist_env.envs.policy_action import policy_action
@@ -378,91 +374,6 @@ class DealPlayer:
         return DealOutcome(index=i, seed=s, plays=tuple(plays)), deal_records
 
 
-_WORKER_PLAYER: DealPlayer | None = None
-
-
-def _start_worker(player_bytes: bytes) -> None:
-    """Worker initialiser: unpickle the match's :class:`DealPlayer`, one torch thread; Ctrl-C is
-    left to the parent, which stops the pool."""
-    global _WORKER_PLAYER
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    _WORKER_PLAYER = pickle.loads(player_bytes)
-    if "torch" in sys.modules:
-        sys.modules["torch"].set_num_threads(1)
-
-
-def _play_in_worker(i: int) -> tuple[DealOutcome, list[dict[str, Any]]]:
-    assert _WORKER_PLAYER is not None
-    return _WORKER_PLAYER.play(i)
-
-
-@contextlib.contextmanager
-def _played_deals(player: DealPlayer, indices: Sequence[int], workers: int,
-                  ray_address: str | None = None) -> Iterator[Iterator[tuple[DealOutcome, list]]]:
-    """The plays of the deals ``indices``, in that order: here one after the other, by a pool of
-    ``workers`` processes (spawned, each with its own unpickled copy of ``player``), or by Ray
-    actors (``ray_address``: :mod:`training.evaluation.ray_deals`; ``workers`` > 1 caps them).
-
-    Raises:
-        ValueError: the agents cannot be pickled for the workers; Ray is missing or unreachable.
-    """
-    if ray_address is None and (workers == 1 or len(indices) <= 1):
-        yield (player.play(i) for i in indices)
-        return
-    try:
-        payload = pickle.dumps(player)
-    except (pickle.PicklingError, TypeError, AttributeError) as err:
-        flag = "--workers" if ray_address is None else "--ray"
-        raise ValueError(f"{flag} needs agents that can be pickled into the worker processes: {err}") from None
-    if ray_address is not None:
-        from training.evaluation.ray_deals import ray_played_deals
-
-        with ray_played_deals(payload, indices, ray_address, workers if workers > 1 else None) as outcomes:
-            yield outcomes
-        return
-    pool = concurrent.futures.ProcessPoolExecutor(min(workers, len(indices)), mp_context=multiprocessing.get_context("spawn"),
-                                                  initializer=_start_worker, initargs=(payload,))
-    try:
-        # the workers start while Ctrl-C is ignored, which they inherit: a Ctrl-C to the whole
-        # terminal group then never interrupts one still starting up (a traceback per worker)
-        with _sigint_ignored():
-            futures = [pool.submit(_play_in_worker, i) for i in indices]
-        # not Executor.map, which cancels its futures the moment Ctrl-C reaches it
-        yield _in_order(future.result() for future in futures)
-    except BaseException:  # Ctrl-C or a failed deal: stop the workers now, not after their deals
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
-            process.terminate()
-        # The pool's own thread sees the workers gone, marks the deals not played as failed and
-        # exits. No future is cancelled before: Python 3.11's pool thread would fail on one with
-        # an InvalidStateError traceback (CPython gh-107219).
-        pool.shutdown(wait=True)
-        raise
-    pool.shutdown()
-
-
-@contextlib.contextmanager
-def _sigint_ignored() -> Iterator[None]:
-    """SIGINT ignored inside the block (in the main thread; elsewhere signals cannot be set)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
-
-
-def _in_order(results: Iterator[tuple[DealOutcome, list]]) -> Iterator[tuple[DealOutcome, list]]:
-    """``results``, with a worker that died (e.g. a script without an ``if __name__ ==
-    "__main__":`` guard, which every spawned worker runs again) reported as such."""
-    try:
-        yield from results
-    except concurrent.futures.process.BrokenProcessPool as err:
-        raise RuntimeError(f"a worker process died ({err}); a script that plays with workers must start "
-                           "them under `if __name__ == \"__main__\":`") from None
-
-
 def evaluate_pair(
     game: str,
     agent_a: Policy,
@@ -548,7 +459,7 @@ def evaluate_pair(
                        initial=num_deals - len(todo))
     interrupted = False
     try:
-        with _played_deals(player, todo, int(workers), ray_address) as outcomes:
+        with played_units(player, todo, int(workers), ray_address) as outcomes:
             for outcome, deal_records in outcomes:
                 diff, win, hands_sum = deal_values(outcome.plays, n_sides)
                 if deal_records:

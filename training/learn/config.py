@@ -95,7 +95,8 @@ class PPOConfig(_Strict):
     over all environments.
     """
 
-    total_steps: int = Field(200_000, ge=1, description="environment steps (all envs, all seats) to train for")
+    total_steps: int = Field(200_000, ge=0, description="environment steps (all envs, all seats) to train for (0: the warm "
+                                                         "start alone)")
     num_envs: int = Field(16, ge=1, description="AEC environments stepped in lockstep")
     rollout_steps: int = Field(128, ge=1, description="steps per environment between updates")
     lr: float = Field(3e-4, gt=0, description="Adam learning rate")
@@ -111,6 +112,9 @@ class PPOConfig(_Strict):
     norm_adv: bool = Field(True, description="normalise advantages per minibatch")
     target_kl: float | None = Field(None, gt=0, description="stop the epochs early when approx_kl exceeds it")
     hidden_sizes: list[int] = Field(default_factory=lambda: [256, 256], min_length=1, description="MLP hidden widths")
+    actor: Literal["mlp", "cards"] = Field("mlp", description="the actor: one logit per action off an MLP, or card-centric "
+                                                                 "(each card scored from its own features: agents.learned.network.CardActor)")
+    card_width: int = Field(128, ge=1, description="width of the card-centric actor's card head")
     reward_scale: float = Field(0.1, gt=0, description="rewards are multiplied by this before learning")
     pool_size: int = Field(5, ge=0, description="frozen past policies kept as opponents")
     snapshot_interval: int = Field(10, ge=1, description="updates between snapshots added to the pool")
@@ -169,6 +173,16 @@ class WarmStartConfig(_Strict):
                                                   "suits (Minnesota: black with black, red with red)")
     bid_explore: float = Field(0.25, ge=0, le=1, description="with a bid head: share of the teacher's bids replaced by a "
                                                             "uniformly random legal bid, so that every bid gets a value")
+    dataset: str | None = Field(None, description="a teacher dataset folder (whist teach) to train on instead of generating "
+                                                   "teacher decisions: epochs passes over it, chunk decisions loaded at a time; "
+                                                   "teacher, decisions and bid_explore are then unused")
+    holdout_shards: int = Field(1, ge=0, description="with a dataset: its last shards, never trained on, on which the "
+                                                     "agreement with the teacher is measured after every epoch")
+    targets: Literal["action", "values"] = Field("action", description="with a dataset: clone the teacher's action, or "
+                                                                       "the softmax of its per-action values at temperature "
+                                                                       "(where it has them; its action elsewhere)")
+    temperature: float = Field(1.0, gt=0, description="temperature of the value targets (in the values' units)")
+    anneal_lr: bool = Field(False, description="decay the warm start's learning rate linearly to 0 over its samples")
 
 
 class EnvConfig(_Strict):

@@ -61,7 +61,7 @@ import numpy as np
 import torch
 
 from agents.learned.checkpoint import check_compatible, make_checkpoint, save_checkpoint
-from agents.learned.network import ActorCritic, PolicyNet, masked_entropy, masked_log_probs, sample_actions
+from agents.learned.network import ActorCritic, PolicyNet, architecture, masked_entropy, masked_log_probs, sample_actions
 from training.evaluation.seed_ranges import TRAINING
 from training.learn.config import ExperimentConfig
 from training.learn.rollout import LEARNER, Batch, RolloutStats, opponent_mix
@@ -516,17 +516,22 @@ class PPOTrainer:
         self.make_env = lambda: module.raw_env(**options)
         self.obs_size = int(probe.observation_space(probe.possible_agents[0])["observation"].shape[0])
         self.num_actions = int(probe.action_space(probe.possible_agents[0]).n)
-        self.critic_input_size = int(probe.state_space.shape[0]) if self.cfg.central_critic else self.obs_size
+        self.state_size = int(probe.state_space.shape[0])
+        self.critic_input_size = self.state_size if self.cfg.central_critic else self.obs_size
         self.bid_features = bidding_features(probe) if self.cfg.bid_head else []
         self.option_values = options_dict(probe.game.options) if hasattr(probe, "game") else options
         suit_tables = SuitSymmetry(probe).canonical_tables() if self.cfg.canonical_suits else None
+        self.architecture = architecture(self.cfg.actor, probe.observation_layout(), len(probe.possible_agents),
+                                         self.cfg.card_width)
         self.net = ActorCritic(self.obs_size, self.num_actions, self.cfg.hidden_sizes, self.critic_input_size,
-                               self.bid_features, self.cfg.bid_prior, suit_tables).to(self.device)
+                               self.bid_features, self.cfg.bid_prior, suit_tables, self.architecture).to(self.device)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.cfg.lr, eps=1e-5)
         self.pool: list[tuple[int, PolicyNet]] = []
         #: the warm-start policy that the KL penalty pulls toward (None without a warm start)
         self.anchor: PolicyNet | None = None
         self.warm_decisions = 0  # teacher decisions the warm start has trained on so far
+        self.warm_blocks = 0  # blocks of a dataset warm start trained on so far (training.learn.dataset)
+        self.warm_agreement: float | None = None  # the last held-out agreement with the dataset's teacher
         self.wall_seconds = 0.0  # training time so far, warm start included, over every resumed session
         self.commit = source_commit()  # of the code that began the run
         self.backend = config.env.backend
@@ -574,7 +579,8 @@ class PPOTrainer:
             rng={"numpy": self.rng.bit_generator.state, "torch_sampler": self.generator.get_state(), "torch_global": torch.get_rng_state()},
             opponent_pool=[net.state_dict() for _, net in self.pool],
             extra={"pool_serials": [s for s, _ in self.pool], "run_name": self.config.run_name or "", "history": self.history,
-                   "warm_decisions": self.warm_decisions, "anchor": None if self.anchor is None else self.anchor.state_dict(),
+                   "warm_decisions": self.warm_decisions, "warm_blocks": self.warm_blocks,
+                   "warm_agreement": self.warm_agreement, "anchor": None if self.anchor is None else self.anchor.state_dict(),
                    "wall_seconds": self.wall_seconds + self._session_seconds(), "commit": self.commit},
         )
 
@@ -601,6 +607,10 @@ class PPOTrainer:
         if ("suit_observation" in ckpt["model"]) != self.cfg.canonical_suits:
             raise ValueError(f"checkpoint {'relabels' if 'suit_observation' in ckpt['model'] else 'does not relabel'} suits, "
                              f"the config asks canonical_suits: {self.cfg.canonical_suits}")
+        stored = (ckpt.get("architecture") or {"actor": "mlp"})
+        if stored != self.architecture:
+            raise ValueError(f"the checkpoint's actor is {stored.get('actor')!r} (card_width {stored.get('card_width')}), "
+                             f"the config asks train.actor: {self.cfg.actor!r} (card_width {self.cfg.card_width})")
         if list(ckpt.get("bid_features") or []) != self.bid_features:
             raise ValueError(f"the checkpoint was trained with train.bid_head: {bool(ckpt.get('bid_features'))}, "
                              f"the config has bid_head: {self.cfg.bid_head}")
@@ -614,6 +624,8 @@ class PPOTrainer:
         serials = extra.get("pool_serials", list(range(len(ckpt.get("opponent_pool", [])))))
         self.pool = [(int(s), self._frozen(sd)) for s, sd in zip(serials, ckpt.get("opponent_pool", []))]
         self.warm_decisions = int(extra.get("warm_decisions", 0))
+        self.warm_blocks = int(extra.get("warm_blocks", 0))
+        self.warm_agreement = extra.get("warm_agreement")
         self.wall_seconds = float(extra.get("wall_seconds", 0.0))
         self.commit = extra.get("commit", self.commit)
         self.anchor = None if extra.get("anchor") is None else self._frozen(extra["anchor"])
@@ -628,7 +640,7 @@ class PPOTrainer:
     def _frozen(self, state: Mapping[str, torch.Tensor]) -> PolicyNet:
         """A frozen actor from a stored state dict (a snapshot or the warm-start policy)."""
         return PolicyNet.from_actor_critic_state(state, self.obs_size, self.num_actions, self.cfg.hidden_sizes,
-                                                 self.bid_features).to(self.device).frozen()
+                                                 self.bid_features, self.architecture).to(self.device).frozen()
 
     def _session_seconds(self) -> float:
         return 0.0 if self._session_start is None else time.perf_counter() - self._session_start
@@ -642,6 +654,18 @@ class PPOTrainer:
         return self.cfg.kl_coef * max(1.0 - self.global_step / horizon, 0.0)
 
     # ----------------------------------------------------------------- training
+    def warm_start_pending(self) -> bool:
+        """Whether the config's warm start has work left: teacher decisions to generate, or
+        blocks of its dataset to train on."""
+        ws = self.config.warm_start
+        if ws is None:
+            return False
+        if ws.dataset is None:
+            return self.warm_decisions < ws.decisions
+        from training.learn.dataset import dataset_blocks_total
+
+        return self.warm_blocks < dataset_blocks_total(self)
+
     def request_stop(self) -> None:
         """Ask :meth:`train` to stop after the update in progress (safe to call from a signal
         handler): it then writes ``latest.pt``, sets :attr:`stopped` and returns."""
@@ -668,7 +692,7 @@ class PPOTrainer:
         cfg = self.cfg
         total = int(total_steps if total_steps is not None else cfg.total_steps)
         steps_per_update = cfg.num_envs * cfg.rollout_steps
-        if self.global_step >= total:
+        if self.global_step >= total and not self.warm_start_pending():
             if self.checkpoint_dir is not None:
                 for name in ("latest.pt", "final.pt"):
                     if not (self.checkpoint_dir / name).exists():
@@ -677,7 +701,7 @@ class PPOTrainer:
         if self._session_start is None:
             self._session_start = time.perf_counter()
         self._deadline = None if max_seconds is None else time.perf_counter() + max_seconds
-        if self.config.warm_start is not None and self.warm_decisions < self.config.warm_start.decisions:
+        if self.warm_start_pending():
             from training.learn.warm_start import run_warm_start
 
             run_warm_start(self)

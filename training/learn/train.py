@@ -241,7 +241,7 @@ def run_train(args: Any) -> int:
             raise CommandError(f"cannot resume from {latest}: {exc}") from None
         print(f"resuming {run_dir} at step {trainer.global_step:,} (update {trainer.update})")
     (run_dir / "config.yaml").write_text(yaml.safe_dump(config.model_dump(mode="json"), sort_keys=False))
-    nothing_to_train = trainer.global_step >= config.train.total_steps
+    nothing_to_train = trainer.global_step >= config.train.total_steps and not trainer.warm_start_pending()
     final = run_dir / "checkpoints" / "final.pt"
     final_existed = final.exists()
     # A resumed run discards what the stopped one logged after its checkpoint (steps above

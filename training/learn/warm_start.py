@@ -25,6 +25,7 @@ where it was.
 
 from __future__ import annotations
 
+import math
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -42,9 +43,12 @@ from whist_env.envs.policy_action import policy_action
 class TeacherSamples:
     """Teacher decisions of finished episodes (M samples).
 
-    obs float32 ``(M, D)``, masks int8 ``(M, A)``, actions int64 ``(M,)``, critic_inputs float32
-    ``(M, Ds)`` (``obs`` itself unless the critic is centralised), returns float32 ``(M,)``,
-    choices int64 ``(M,)`` (number of legal actions).
+    obs float32 ``(M, D)``, masks int8 ``(M, A)``, actions int64 ``(M,)`` (the teacher's; any
+    value where ``labelled`` is False), critic_inputs float32 ``(M, Ds)`` (``obs`` itself unless
+    the critic is centralised), returns float32 ``(M,)``, choices int64 ``(M,)`` (number of legal
+    actions); optional: labelled bool ``(M,)`` (the decisions the teacher labelled; ``None``:
+    all), targets float32 ``(M, A)`` (soft policy targets, rows summing to 1; ``None``: the
+    actions).
     """
 
     obs: np.ndarray
@@ -53,6 +57,8 @@ class TeacherSamples:
     critic_inputs: np.ndarray
     returns: np.ndarray
     choices: np.ndarray
+    labelled: np.ndarray | None = None
+    targets: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -132,7 +138,8 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
 
 def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamples, epochs: int, minibatch_size: int,
                 generator: torch.Generator, vf_coef: float = 0.5, device: str | torch.device = "cpu",
-                bid_coef: float = 1.0, augment: dict[str, torch.Tensor] | None = None) -> dict[str, float]:
+                bid_coef: float = 1.0, augment: dict[str, torch.Tensor] | None = None,
+                lr_start: float = 0.0, lr_end: float | None = None) -> dict[str, float]:
     """Behaviour cloning of the actor and regression of the critic on ``samples``.
 
     Args:
@@ -146,6 +153,8 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
             (:meth:`whist_env.envs.symmetry.SuitSymmetry.tables` as int64 tensors, ``state``
             read for a centralised critic); each sample of each minibatch is relabelled by one of
             them drawn uniformly (from ``generator``), action and critic input alike.
+        lr_start, lr_end: with ``lr_end``, the learning rate moves linearly from ``lr_start`` to
+            ``lr_end`` over the gradient steps of this call (``None``: the optimizer's own).
     Returns:
         ``policy_loss`` (cross-entropy, nats), ``accuracy`` (share of decisions with a choice,
         bids aside, where the net's most probable action is the teacher's, measured before the
@@ -156,6 +165,11 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
     actions, critic_in = torch.as_tensor(samples.actions, device=device), torch.as_tensor(samples.critic_inputs, device=device)
     returns, choice = torch.as_tensor(samples.returns, device=device), torch.as_tensor(samples.choices > 1, device=device)
     m = len(samples)
+    labelled = torch.ones(m, dtype=torch.bool, device=device) if samples.labelled is None else \
+        torch.as_tensor(samples.labelled, device=device)
+    targets = None if samples.targets is None else torch.as_tensor(samples.targets, device=device)
+    lr_at = None if lr_end is None else (lambda k: lr_start + (lr_end - lr_start) * k / max(epochs * math.ceil(m / minibatch_size), 1))
+    step = 0
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "bid_loss": 0.0}
     hits = chosen = count = 0
     net.train()
@@ -163,17 +177,27 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
         perm = torch.randperm(m, generator=generator).to(device)
         for start in range(0, m, minibatch_size):
             idx = perm[start : start + minibatch_size]
+            if lr_at is not None:
+                for group in optimizer.param_groups:
+                    group["lr"] = lr_at(step)
+            step += 1
             mb_obs, mb_masks, mb_actions, mb_critic = obs[idx], masks[idx], actions[idx], critic_in[idx]
+            mb_targets = None if targets is None else targets[idx]
             if augment is not None:
                 k = torch.randint(len(augment["action"]), (len(idx),), generator=generator).to(device)
                 mb_obs = mb_obs.gather(1, augment["observation"][k])
                 mb_masks = mb_masks.gather(1, augment["action"][k])
                 mb_actions = augment["action_inverse"][k].gather(1, mb_actions[:, None]).squeeze(1)
                 mb_critic = mb_critic.gather(1, augment["state" if mb_critic.shape[1] != mb_obs.shape[1] else "observation"][k])
+                if mb_targets is not None:
+                    mb_targets = mb_targets.gather(1, augment["action"][k])
             logits = net.logits(mb_obs, mb_masks)
             bid = net.bidding(mb_obs)
-            play = ~bid
-            chosen_logp = masked_log_probs(logits[play]).gather(1, mb_actions[play, None]).squeeze(1)
+            play = ~bid & labelled[idx]
+            if mb_targets is None:
+                chosen_logp = masked_log_probs(logits[play]).gather(1, mb_actions[play, None]).squeeze(1)
+            else:  # soft targets: illegal actions carry 0 (0 * log p = 0, the masked logits stay finite)
+                chosen_logp = (mb_targets[play] * masked_log_probs(logits[play])).sum(-1)
             policy_loss = -chosen_logp.mean() if len(chosen_logp) else torch.zeros(())
             value_loss = 0.5 * ((net.value(mb_critic) - returns[idx]) ** 2).mean()
             bid_loss = torch.zeros(())
@@ -190,6 +214,8 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
             if epoch == epochs - 1:
                 with torch.no_grad():
                     c = choice[idx] & play
+                    if mb_targets is not None:  # the teacher's action is the target's mode
+                        mb_actions = mb_targets.argmax(-1)
                     hits += int(((logits.argmax(-1) == mb_actions) & c).sum())
                     chosen += int(c.sum())
     with torch.no_grad():
@@ -205,7 +231,8 @@ def run_warm_start(trainer: Any) -> None:
     ``warm_start`` section) from where its ``warm_decisions`` stand, chunk by chunk; logs
     ``warm_start/*`` to its writer and shows a progress bar (decisions/s, ETA) when the trainer
     does. Honours :meth:`PPOTrainer.request_stop` and the wall-clock budget between chunks. When done, the cloned actor
-    becomes the trainer's ``anchor`` for the KL penalty.
+    becomes the trainer's ``anchor`` for the KL penalty. With ``warm_start.dataset`` it trains
+    on that teacher dataset instead (:func:`training.learn.dataset.run_dataset_warm_start`).
 
     Raises:
         ValueError: a bad teacher spec, or a trained teacher that does not fit the game.
@@ -213,6 +240,11 @@ def run_warm_start(trainer: Any) -> None:
     from agents.registry import make_agent
 
     ws, cfg = trainer.config.warm_start, trainer.cfg
+    if ws.dataset is not None:
+        from training.learn.dataset import run_dataset_warm_start
+
+        run_dataset_warm_start(trainer)
+        return
     teacher = make_agent(ws.teacher, trainer.config.game, seed=trainer.config.seed + 999)
     if hasattr(teacher, "check_fits"):
         teacher.check_fits(trainer.obs_size, trainer.num_actions)

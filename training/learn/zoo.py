@@ -179,7 +179,8 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     extra = ckpt.get("extra") or {}
     zoo_ckpt = make_checkpoint(model=actor, game=game, options=options, obs_size=int(ckpt["obs_size"]),
                                num_actions=int(ckpt["num_actions"]), hidden_sizes=list(ckpt["hidden_sizes"]),
-                               bid_features=list(ckpt.get("bid_features") or []), config=config,
+                               bid_features=list(ckpt.get("bid_features") or []), architecture=ckpt.get("architecture"),
+                               config=config,
                                global_step=int(ckpt.get("global_step", 0)), update=int(ckpt.get("update", 0)),
                                extra={"run_name": extra.get("run_name", ""), "actor_only": True})
     manifest = {

@@ -1,0 +1,214 @@
+"""Warm start from a teacher dataset (``warm_start.dataset``, made by ``whist teach``).
+
+The dataset's shards (``training.learn.teach``) are read without pickle and trained on in
+*blocks* of at least ``warm_start.chunk`` decisions: each epoch visits the training shards in an
+order drawn from the config's seed and that epoch, groups them into blocks, and runs
+:func:`training.learn.warm_start.fit_samples` once over each block (minibatches shuffled within
+it). After each block the trainer checkpoints (``latest.pt``, with ``warm_blocks``): a stopped
+warm start resumes at the next block. The last ``warm_start.holdout_shards`` shards are never
+trained on: after every epoch the actor's agreement with the teacher there (greedy action
+equal to the teacher's, on labelled decisions with more than one legal action) is logged as
+``warm_start/holdout_agreement``.
+
+Targets:
+
+* the actor: the teacher's action (``targets: action``), or the softmax of the teacher's
+  per-action values at ``temperature`` where it has them (``targets: values``; pimc's means),
+  its action elsewhere; decisions the teacher did not label (DAgger) train only the critic;
+* the critic: the seat's return from the decision on (discounted by ``gamma`` per own decision,
+  scaled by ``reward_scale``), read from the global state for a centralised critic.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import torch
+
+from training.learn.teach import load_shard, read_manifest
+from training.learn.warm_start import TeacherSamples, fit_samples
+
+
+def training_shards(manifest: Mapping[str, Any], holdout: int) -> tuple[list[dict], list[dict]]:
+    """``(training shards, held-out shards)`` of a manifest: the last ``holdout`` shards by
+    index are held out.
+
+    Raises:
+        ValueError: no shard would be left to train on.
+    """
+    shards = sorted(manifest.get("shards", []), key=lambda s: int(s["index"]))
+    if len(shards) <= holdout:
+        raise ValueError(f"the dataset has {len(shards)} shards; holding out {holdout} leaves none to train on "
+                         "(make more with whist teach, or lower warm_start.holdout_shards)")
+    return (shards[: len(shards) - holdout], shards[len(shards) - holdout :]) if holdout else (shards, [])
+
+
+def epoch_blocks(shards: Sequence[Mapping[str, Any]], chunk: int, seed: int, epoch: int) -> list[list[Mapping[str, Any]]]:
+    """The blocks of epoch ``epoch``: the shards in an order drawn from ``(seed, epoch)``, in
+    groups of as many shards as hold ``chunk`` decisions on average (at least one; the last
+    group may be smaller), so every epoch has the same number of blocks."""
+    mean = sum(int(s["decisions"]) for s in shards) / max(len(shards), 1)
+    per_block = max(1, round(chunk / max(mean, 1.0)))
+    order = np.random.default_rng([seed, epoch]).permutation(len(shards))
+    return [[shards[int(i)] for i in order[k : k + per_block]] for k in range(0, len(shards), per_block)]
+
+
+def discounted_returns(reward: np.ndarray, seat: np.ndarray, episode: np.ndarray, gamma: float) -> np.ndarray:
+    """Per decision, its seat's rewards from it to the end of its episode, discounted by ``gamma``
+    per own decision: float32 ``(M,)``."""
+    out = np.zeros(len(reward), dtype=np.float64)
+    running: dict[tuple[int, int], float] = {}
+    for k in range(len(reward) - 1, -1, -1):
+        key = (int(episode[k]), int(seat[k]))
+        running[key] = float(reward[k]) + gamma * running.get(key, 0.0)
+        out[k] = running[key]
+    return out.astype(np.float32)
+
+
+def samples_of(folder: str | Path, shards: Sequence[Mapping[str, Any]], central_critic: bool, gamma: float,
+               reward_scale: float, targets: str = "action", temperature: float = 1.0) -> TeacherSamples:
+    """The decisions of ``shards`` as :class:`TeacherSamples` (module docstring's targets)."""
+    parts = [load_shard(folder, entry) for entry in shards]
+
+    def cat(key: str) -> np.ndarray:
+        return np.concatenate([p[key] for p in parts])
+
+    mask = cat("action_mask")
+    label = cat("label").astype(np.int64)
+    if gamma == 1.0:
+        returns = cat("episode_return")
+    else:  # episodes are numbered within a shard: keep them apart across shards
+        returns = np.concatenate([discounted_returns(p["reward"], p["seat"], p["episode"], gamma) for p in parts])
+    soft = None
+    if targets == "values":
+        values = cat("values")
+        has = ~np.isnan(values).all(-1) & (label >= 0)
+        soft = np.zeros(values.shape, dtype=np.float32)
+        soft[np.arange(len(label))[label >= 0], label[label >= 0]] = 1.0
+        if has.any():
+            v = np.where(mask[has] != 0, np.nan_to_num(values[has], nan=-np.inf), -np.inf) / temperature
+            v = v - v.max(-1, keepdims=True)
+            e = np.exp(v)
+            soft[has] = e / e.sum(-1, keepdims=True)
+    obs = cat("observation")
+    return TeacherSamples(obs=obs, masks=mask, actions=np.maximum(label, 0), critic_inputs=cat("state") if central_critic else obs,
+                          returns=(returns * reward_scale).astype(np.float32), choices=(mask != 0).sum(-1).astype(np.int64),
+                          labelled=label >= 0, targets=soft)
+
+
+@torch.no_grad()
+def agreement(net: Any, samples: TeacherSamples, device: str | torch.device = "cpu") -> tuple[int, int]:
+    """``(agreements, decisions)``: how often the greedy action of ``net``'s actor equals the
+    teacher's, over the labelled decisions with more than one legal action."""
+    keep = np.flatnonzero((samples.choices > 1) & (samples.labelled if samples.labelled is not None else True))
+    hits = 0
+    net.eval()
+    for start in range(0, len(keep), 4096):
+        idx = keep[start : start + 4096]
+        obs = torch.as_tensor(samples.obs[idx], device=device)
+        logits = net.logits(obs, torch.as_tensor(samples.masks[idx], device=device))
+        hits += int((logits.argmax(-1).cpu().numpy() == samples.actions[idx]).sum())
+    net.train()
+    return hits, len(keep)
+
+
+def check_dataset(manifest: Mapping[str, Any], game: str, options: Mapping[str, Any], obs_size: int, state_size: int,
+                  num_actions: int, source: str) -> None:
+    """Raise ``ValueError`` when the dataset is not of this game, its rule options or sizes."""
+    if manifest["game"] != game:
+        raise ValueError(f"{source} holds {manifest['game']} decisions, the config trains {game}")
+    differ = {k: (manifest["options"].get(k), v) for k, v in options.items() if manifest["options"].get(k) != _plain(v)}
+    if differ:
+        raise ValueError(f"{source} was made under other rule options: "
+                         + "; ".join(f"{k}: {a!r} there, {b!r} here" for k, (a, b) in differ.items()))
+    for key, want in (("obs_size", obs_size), ("state_size", state_size), ("num_actions", num_actions)):
+        if int(manifest[key]) != int(want):
+            raise ValueError(f"{source} has {key} {manifest[key]}, the environment's is {want} (made by another version)")
+
+
+def _plain(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def run_dataset_warm_start(trainer: Any) -> None:
+    """Warm-start ``trainer`` (a :class:`training.learn.ppo.PPOTrainer`) from
+    ``warm_start.dataset``, from where its ``warm_blocks`` stand; logs ``warm_start/*`` and
+    checkpoints after every block.
+
+    Raises:
+        FileNotFoundError: no dataset there.
+        ValueError: the dataset does not fit the config (game, rule options, sizes), a shard is
+            missing or damaged, or no shard is left after the hold-out.
+    """
+    ws, cfg = trainer.config.warm_start, trainer.cfg
+    folder = Path(ws.dataset)
+    manifest = read_manifest(folder)
+    check_dataset(manifest, trainer.config.game, trainer.option_values, trainer.obs_size, trainer.state_size,
+                  trainer.num_actions, str(folder))
+    train, held = training_shards(manifest, ws.holdout_shards)
+    blocks_per_epoch = len(epoch_blocks(train, ws.chunk, trainer.config.seed, 0))
+    total = ws.epochs * blocks_per_epoch
+    optimizer = torch.optim.Adam(trainer.net.parameters(), lr=ws.lr, eps=1e-5)
+    augment = None
+    if ws.suit_augment:
+        from whist_env.envs.symmetry import SuitSymmetry
+
+        symmetry = SuitSymmetry(trainer.make_env())
+        augment = {k: torch.as_tensor(v, device=trainer.device) for k, v in symmetry.tables(symmetry.permutations).items()}
+    held_samples = samples_of(folder, held, cfg.central_critic, cfg.gamma, cfg.reward_scale) if held else None
+    bar = None
+    if trainer.progress:
+        from training.progress import progress_bar
+
+        bar = progress_bar(total=total, initial=trainer.warm_blocks, unit="block", dynamic_ncols=True, mininterval=1.0,
+                           desc=f"warm start ({folder.name}, {manifest['teacher']})")
+    try:
+        while trainer.warm_blocks < total and not trainer._stop_requested and not trainer.out_of_time():
+            epoch, position = divmod(trainer.warm_blocks, blocks_per_epoch)
+            block = epoch_blocks(train, ws.chunk, trainer.config.seed, epoch)[position]
+            t0 = time.perf_counter()
+            samples = samples_of(folder, block, cfg.central_critic, cfg.gamma, cfg.reward_scale, ws.targets, ws.temperature)
+            lr_start = ws.lr * (1 - trainer.warm_blocks / total) if ws.anneal_lr else ws.lr
+            lr_end = ws.lr * (1 - (trainer.warm_blocks + 1) / total) if ws.anneal_lr else None
+            metrics = fit_samples(trainer.net, optimizer, samples, 1, ws.minibatch_size, trainer.generator, cfg.vf_coef,
+                                  trainer.device, cfg.bid_coef, augment, lr_start=lr_start, lr_end=lr_end)
+            trainer.warm_blocks += 1
+            trainer.warm_decisions += len(samples)
+            if trainer.writer is not None:
+                for key, value in metrics.items():
+                    trainer.writer.add_scalar(f"warm_start/{key}", value, trainer.warm_decisions)
+                trainer.writer.add_scalar("warm_start/decisions_per_second", len(samples) / max(time.perf_counter() - t0, 1e-9),
+                                          trainer.warm_decisions)
+            if held_samples is not None and (trainer.warm_blocks % blocks_per_epoch == 0 or trainer.warm_blocks == total):
+                hits, count = agreement(trainer.net, held_samples, trainer.device)
+                metrics["holdout_agreement"] = hits / max(count, 1)
+                if trainer.writer is not None:
+                    trainer.writer.add_scalar("warm_start/holdout_agreement", metrics["holdout_agreement"], trainer.warm_decisions)
+                trainer.warm_agreement = metrics["holdout_agreement"]
+            trainer.save("latest.pt")
+            if bar is not None:
+                bar.update(trainer.warm_blocks - bar.n)
+                post = {"epoch": epoch + 1, "acc": f"{metrics['accuracy']:.3f}"}
+                if "holdout_agreement" in metrics:
+                    post["held"] = f"{metrics['holdout_agreement']:.3f}"
+                bar.set_postfix(post, refresh=False)
+    finally:
+        if bar is not None:
+            bar.close()
+    if trainer.warm_blocks >= total:
+        trainer.anchor = trainer.net.policy()
+
+
+def dataset_blocks_total(trainer: Any) -> int:
+    """Blocks of the whole dataset warm start of ``trainer``: epochs times the blocks of an epoch."""
+    ws = trainer.config.warm_start
+    train, _ = training_shards(read_manifest(ws.dataset), ws.holdout_shards)
+    return ws.epochs * len(epoch_blocks(train, ws.chunk, trainer.config.seed, 0))
+
+
+__all__ = ["run_dataset_warm_start", "samples_of", "agreement", "epoch_blocks", "training_shards", "discounted_returns",
+           "check_dataset", "dataset_blocks_total"]

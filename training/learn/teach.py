@@ -1,0 +1,459 @@
+"""Teacher datasets: the decisions of a teacher (``whist teach``), stored in shards for training.
+
+A teacher (any agent spec: ``heuristic``, ``pimc``, ``zoo:GAME`` ...) plays every seat of
+fresh hands, or, with a student (DAgger, Ross et al. 2011), the student plays and the teacher
+labels a share of the student's decisions: the dataset then holds the states the student
+reaches, with what the teacher would have done there.
+
+Layout of the dataset folder::
+
+    DIR/manifest.json        what the dataset is (below), rewritten atomically after each shard
+    DIR/shard-00000.npz ...  numpy .npz (compressed), read with allow_pickle=False
+
+The manifest (JSON) holds ``format`` (``"whist-env-teacher-dataset"``), ``format_version``,
+``game``, ``options`` (every rule option's value), ``teacher`` and ``student`` (canonical agent
+specs; ``student`` null without DAgger), ``label_share``, ``double_dummy`` (bool), ``seed``,
+``episodes_per_shard``, ``obs_size``, ``state_size``, ``num_actions``, ``commit``, ``versions``,
+and ``shards``: one entry per finished shard with its ``index``, ``file``, ``episodes``,
+``decisions``, ``labelled``, ``deal_seeds`` (``[first, count]``: episode ``j`` of shard ``k`` is
+dealt with ``env.reset(seed=first + j)``) and ``sha256``. Deal seeds lie in
+``training.evaluation.seed_ranges.TRAINING``, which no evaluation deal equals:
+``first = TRAINING.start + seed * 2**24 + k * episodes_per_shard``.
+
+Each shard holds M decisions, in play order:
+
+* ``observation`` float32 ``(M, D)``, ``action_mask`` int8 ``(M, A)``, ``state`` float32
+  ``(M, Ds)`` (the global ``state()``, for centralised critics only);
+* ``action`` int16 ``(M,)``: the action played; ``label`` int16 ``(M,)``: the teacher's action,
+  -1 where the teacher did not label the decision (DAgger);
+* ``values`` float32 ``(M, A)``: the teacher's own value of every legal action where it has them
+  (``pimc``: its mean over the worlds, in tricks its side takes when it solved double dummy, in
+  points of its side when it rolled out; ``values_kind`` int8 ``(M,)`` says which: 0 none, 1
+  tricks, 2 points), NaN elsewhere;
+* ``double_dummy`` float32 ``(M, A)`` (with ``--double-dummy``): the double-dummy value of every
+  legal card in the real deal, the tricks the acting seat's side takes from the current trick
+  on (its negation where the seat wants few tricks, a Minnesota Low hand), NaN where there is
+  none: bids and other non-card decisions, Romanian Whist (exact bids: neither many nor few
+  tricks is the aim), and German Whist's stock phase (the solver values trick play, not the
+  draws: these decisions are left unlabelled);
+* ``reward`` float32 ``(M,)``: the rewards the acting seat received after this decision and
+  before its next one (raw game points); ``episode_return`` float32 ``(M,)``: the sum of its
+  rewards from this decision to the end of the episode (undiscounted);
+* ``seat`` int8 ``(M,)`` and ``episode`` int32 ``(M,)`` (index within the shard).
+
+Shards are the unit of work and of resumption: each is written atomically once complete, then
+the manifest; a stopped run keeps every finished shard, and the same command resumes. Shard
+``k`` is the same with any number of workers, here or on Ray.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import math
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.learned.checkpoint import write_file_atomic
+from training.errors import CommandError, Interrupted
+from training.evaluation.seed_ranges import TRAINING
+
+FORMAT = "whist-env-teacher-dataset"
+FORMAT_VERSION = 1
+MANIFEST = "manifest.json"
+#: The seed spans of two dataset seeds never overlap: each holds 2**24 episodes.
+SEED_STRIDE = 2**24
+#: Largest dataset seed: its span still ends inside TRAINING.
+MAX_SEED = len(TRAINING) // SEED_STRIDE - 1
+#: The identity of a dataset: a folder holding another is refused.
+IDENTITY_KEYS = ("format", "game", "options", "teacher", "student", "label_share", "double_dummy", "seed",
+                 "episodes_per_shard")
+#: ``values_kind`` of a decision without teacher values (else pimc's VALUES_TRICKS or VALUES_POINTS).
+VALUES_NONE = 0
+
+
+@dataclass
+class TeachSpec:
+    """What a dataset is made of (the manifest's identity).
+
+    Attributes:
+        game: a key of ``whist_env.GAMES``. options: rule options given (merged over ``episode: hand``).
+        teacher, student: agent specs (``student`` ``None``: the teacher plays).
+        label_share: with a student, the share of its decisions the teacher labels (0 < p <= 1).
+        double_dummy: also store the double-dummy value of every legal card in the real deal.
+        seed: the dataset seed (0 .. :data:`MAX_SEED`): the span of deal seeds.
+        episodes_per_shard: episodes (one hand each by default) per shard.
+    """
+
+    game: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    teacher: str = "heuristic"
+    student: str | None = None
+    label_share: float = 1.0
+    double_dummy: bool = False
+    seed: int = 0
+    episodes_per_shard: int = 100
+
+    def check(self) -> None:
+        """Raises ``ValueError`` naming the first bad field."""
+        from whist_env import GAMES
+
+        if self.game not in GAMES:
+            raise ValueError(f"unknown game {self.game!r}; known games: {sorted(GAMES)}")
+        if not isinstance(self.seed, int) or not 0 <= self.seed <= MAX_SEED:
+            raise ValueError(f"the dataset seed must be an integer in [0, {MAX_SEED}], got {self.seed!r}")
+        if not isinstance(self.episodes_per_shard, int) or self.episodes_per_shard < 1:
+            raise ValueError(f"episodes per shard must be an integer >= 1, got {self.episodes_per_shard!r}")
+        if not 0.0 < float(self.label_share) <= 1.0:
+            raise ValueError(f"the label share must lie in (0, 1], got {self.label_share!r}")
+        if self.student is None and float(self.label_share) != 1.0:
+            raise ValueError("a label share below 1 needs a student (DAgger): without one the teacher plays and labels every decision")
+
+
+def first_deal_seed(seed: int, shard: int, episodes_per_shard: int) -> int:
+    """The deal seed of episode 0 of shard ``shard`` (module docstring)."""
+    return TRAINING.start + seed * SEED_STRIDE + shard * episodes_per_shard
+
+
+class ShardPlayer:
+    """Plays the shards of a dataset (picklable: the agents are built in the process that plays).
+
+    Args:
+        spec: the dataset's :class:`TeachSpec` (checked).
+        options: the full rule options of the plays.
+    """
+
+    def __init__(self, spec: TeachSpec, options: Mapping[str, Any]) -> None:
+        self.spec, self.options = spec, dict(options)
+        self._built: tuple[Any, Any, Any] | None = None
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {"spec": self.spec, "options": self.options, "_built": None}
+
+    def _agents(self) -> tuple[Any, Any, Any]:
+        if self._built is None:
+            from agents.registry import make_agent
+            from whist_env import GAMES
+
+            env = GAMES[self.spec.game].raw_env(**self.options)
+            teacher = make_agent(self.spec.teacher, self.spec.game, seed=0)
+            student = None if self.spec.student is None else make_agent(self.spec.student, self.spec.game, seed=1)
+            self._built = (env, teacher, student)
+        return self._built
+
+    def play(self, shard: int) -> dict[str, np.ndarray]:
+        """The arrays of shard ``shard`` (module docstring)."""
+        from whist_env.envs.policy_action import policy_action
+
+        env, teacher, student = self._agents()
+        spec = self.spec
+        first = first_deal_seed(spec.seed, shard, spec.episodes_per_shard)
+        rows: dict[str, list] = {key: [] for key in ("observation", "action_mask", "state", "action", "label", "values",
+                                                      "values_kind", "double_dummy", "reward", "seat", "episode")}
+        returns: list[float] = []
+        num_actions = env.action_space(env.possible_agents[0]).n
+        nan_row = np.full(num_actions, np.nan, dtype=np.float32)
+        for j in range(spec.episodes_per_shard):
+            deal_seed = first + j
+            sub = np.random.SeedSequence([spec.seed, shard, j]).generate_state(3)
+            for agent, s in ((teacher, sub[0]), (student, sub[1])):
+                reseed = getattr(agent, "reseed", None)
+                if agent is not None and reseed is not None:
+                    reseed(int(s))
+            label_rng = np.random.default_rng(int(sub[2]))
+            env.reset(seed=deal_seed)
+            seats = {a: i for i, a in enumerate(env.possible_agents)}
+            last: dict[str, int] = {}  # agent -> row of its latest decision in this episode
+            start = len(rows["action"])
+            for agent in env.agent_iter():
+                if env.terminations[agent] or env.truncations[agent]:
+                    env.step(None)
+                    continue
+                ob = env.observe(agent)
+                values, kind = nan_row, VALUES_NONE
+                if student is None:
+                    label = action = int(policy_action(teacher, env, agent, ob))
+                    values, kind = _teacher_values(teacher, nan_row)
+                else:
+                    action = int(policy_action(student, env, agent, ob))
+                    label = -1
+                    if label_rng.random() < spec.label_share:
+                        label = int(policy_action(teacher, env, agent, ob))
+                        values, kind = _teacher_values(teacher, nan_row)
+                last[agent] = len(rows["action"])
+                rows["observation"].append(ob["observation"])
+                rows["action_mask"].append(ob["action_mask"])
+                rows["state"].append(env.state())
+                rows["action"].append(action)
+                rows["label"].append(label)
+                rows["values"].append(values)
+                rows["values_kind"].append(kind)
+                rows["double_dummy"].append(double_dummy_values(env, nan_row) if spec.double_dummy else nan_row)
+                rows["reward"].append(0.0)
+                rows["seat"].append(seats[agent])
+                rows["episode"].append(j)
+                env.step(action)
+                for a, r in env.rewards.items():
+                    if r and a in last:
+                        rows["reward"][last[a]] += float(r)  # credited to the seat's latest decision
+            returns.extend(_episode_returns(rows["reward"][start:], rows["seat"][start:]))
+        arrays = {
+            "observation": np.asarray(rows["observation"], dtype=np.float32),
+            "action_mask": np.asarray(rows["action_mask"], dtype=np.int8),
+            "state": np.asarray(rows["state"], dtype=np.float32),
+            "action": np.asarray(rows["action"], dtype=np.int16),
+            "label": np.asarray(rows["label"], dtype=np.int16),
+            "values": np.asarray(rows["values"], dtype=np.float32),
+            "values_kind": np.asarray(rows["values_kind"], dtype=np.int8),
+            "reward": np.asarray(rows["reward"], dtype=np.float32),
+            "episode_return": np.asarray(returns, dtype=np.float32),
+            "seat": np.asarray(rows["seat"], dtype=np.int8),
+            "episode": np.asarray(rows["episode"], dtype=np.int32),
+        }
+        if spec.double_dummy:
+            arrays["double_dummy"] = np.asarray(rows["double_dummy"], dtype=np.float32)
+        return arrays
+
+
+def _episode_returns(rewards: Sequence[float], seats: Sequence[int]) -> list[float]:
+    """Per decision, the sum of its seat's rewards from it to the end of the episode."""
+    out = [0.0] * len(rewards)
+    running: dict[int, float] = {}
+    for k in range(len(rewards) - 1, -1, -1):
+        running[seats[k]] = running.get(seats[k], 0.0) + rewards[k]
+        out[k] = running[seats[k]]
+    return out
+
+
+def _teacher_values(teacher: Any, nan_row: np.ndarray) -> tuple[np.ndarray, int]:
+    """The teacher's per-action values of its last decision (``last_values``, ``last_values_kind``),
+    or NaN and :data:`VALUES_NONE` when it has none."""
+    values = getattr(teacher, "last_values", None)
+    if values is None:
+        return nan_row, VALUES_NONE
+    from agents.search.pimc import VALUES_POINTS
+
+    return np.asarray(values, dtype=np.float32), int(getattr(teacher, "last_values_kind", VALUES_POINTS))
+
+
+def double_dummy_values(env: Any, nan_row: np.ndarray) -> np.ndarray:
+    """The double-dummy value of every legal card of the seat to act in the real deal of ``env``
+    (a raw environment): float32 ``(A,)``, the tricks its side takes from the current trick on
+    (negated where the seat wants few tricks), NaN for other actions and where the module
+    docstring says there is no such value."""
+    from agents.search.solving import card_values
+
+    from whist_env.rules.base import PLAY
+
+    game = env.game
+    seat = game.current_player
+    if seat is None or game.phase != PLAY:  # German Whist's stock phase is a phase of its own
+        return nan_row
+    objective = game.trick_objective(seat)
+    if objective == 0:
+        return nan_row
+    out = nan_row.copy()
+    for card, tricks in card_values(game, misere=objective < 0).items():
+        out[card] = objective * tricks
+    return out
+
+
+# ------------------------------------------------------------------------------ the dataset folder
+def _sha256(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def write_shard(path: Path, arrays: Mapping[str, np.ndarray]) -> str:
+    """Write ``arrays`` to ``path`` as a compressed .npz, atomically; returns its sha256."""
+    buffer = io.BytesIO()
+    np.savez_compressed(buffer, **arrays)
+    data = buffer.getvalue()
+    write_file_atomic(path, lambda f: f.write(data))
+    return hashlib.sha256(data).hexdigest()
+
+
+def read_manifest(folder: str | Path) -> dict[str, Any]:
+    """The manifest of the dataset in ``folder``.
+
+    Raises:
+        FileNotFoundError: no manifest there.
+        ValueError: the manifest is not a whist-env teacher dataset's or is newer than this code.
+    """
+    path = Path(folder) / MANIFEST
+    if not path.is_file():
+        raise FileNotFoundError(f"{folder} holds no teacher dataset ({MANIFEST} missing; make one with whist teach)")
+    try:
+        manifest = json.loads(path.read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ValueError(f"cannot read {path}: {err}") from None
+    if not isinstance(manifest, dict) or manifest.get("format") != FORMAT:
+        raise ValueError(f"{path} is not a whist-env teacher dataset manifest (no format={FORMAT!r})")
+    if int(manifest.get("format_version", 0)) > FORMAT_VERSION:
+        raise ValueError(f"{path} has format_version {manifest['format_version']}, newer than supported {FORMAT_VERSION}")
+    return manifest
+
+
+def load_shard(folder: str | Path, entry: Mapping[str, Any], verify: bool = True) -> dict[str, np.ndarray]:
+    """The arrays of one shard of the manifest (``entry``), read without pickle.
+
+    Raises:
+        ValueError: the file is missing, or (``verify``) its sha256 differs from the manifest's.
+    """
+    path = Path(folder) / str(entry["file"])
+    if not path.is_file():
+        raise ValueError(f"shard {path} is missing; rerun whist teach with the same arguments to make it again")
+    if verify and _sha256(path) != entry["sha256"]:
+        raise ValueError(f"shard {path} does not match its sha256 in the manifest (changed or damaged); delete it and "
+                         "rerun whist teach with the same arguments to make it again")
+    with np.load(path, allow_pickle=False) as data:
+        return {key: data[key] for key in data.files}
+
+
+def _identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    return {key: manifest.get(key) for key in IDENTITY_KEYS}
+
+
+def teach(spec: TeachSpec, decisions: int, out: str | Path, workers: int = 1, ray_address: str | None = None,
+          progress: bool = True) -> dict[str, Any]:
+    """Make (or resume) the dataset of ``spec`` in ``out`` until it holds at least ``decisions``
+    decisions; returns the manifest.
+
+    Shards are played in waves (``workers`` at a time, or as many as the estimate of the
+    decisions still needed asks for) and kept as each arrives, in index order.
+
+    Raises:
+        ValueError: a bad spec, ``decisions < 1``, ``workers < 1``, or ``out`` holds a dataset of
+            another spec (the message names the differing fields).
+        Interrupted: Ctrl-C or SIGTERM; every finished shard is kept.
+    """
+    from agents.registry import canonical_spec
+    from training.evaluation.parallel import played_units
+    from training.learn.ppo import source_commit
+    from whist_env import GAMES
+    from whist_env.rules.options import options_dict
+
+    spec.check()
+    if decisions < 1:
+        raise ValueError(f"decisions must be >= 1, got {decisions}")
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}")
+    options = {"episode": "hand", **dict(spec.options)}
+    env = GAMES[spec.game].raw_env(**options)
+    full_options = options_dict(env.game.options)
+    agent0 = env.possible_agents[0]
+    manifest: dict[str, Any] = {
+        "format": FORMAT, "format_version": FORMAT_VERSION, "game": spec.game, "options": _json_plain(full_options),
+        "teacher": canonical_spec(spec.teacher, spec.game),
+        "student": None if spec.student is None else canonical_spec(spec.student, spec.game),
+        "label_share": float(spec.label_share), "double_dummy": bool(spec.double_dummy), "seed": int(spec.seed),
+        "episodes_per_shard": int(spec.episodes_per_shard),
+        "obs_size": int(env.observation_space(agent0)["observation"].shape[0]), "state_size": int(env.state_space.shape[0]),
+        "num_actions": int(env.action_space(agent0).n), "commit": source_commit(), "versions": _versions(), "shards": [],
+    }
+    folder = Path(out)
+    if (folder / MANIFEST).exists():
+        old = read_manifest(folder)
+        if _identity(old) != _identity(manifest):
+            diff = [f"{k}: {old.get(k)!r} there, {manifest.get(k)!r} asked" for k in IDENTITY_KEYS if old.get(k) != manifest.get(k)]
+            raise ValueError(f"{folder} holds another teacher dataset ({'; '.join(diff)}); choose another --out")
+        manifest["shards"] = [s for s in old.get("shards", []) if (folder / s["file"]).is_file()]
+        manifest["commit"], manifest["versions"] = old.get("commit"), old.get("versions")
+    folder.mkdir(parents=True, exist_ok=True)
+    player = ShardPlayer(spec, full_options)
+    done = sum(int(s["decisions"]) for s in manifest["shards"])
+    bar = None
+    if progress:
+        from training.progress import progress_bar
+
+        bar = progress_bar(total=decisions, initial=min(done, decisions), desc=f"teach {manifest['teacher']}", unit="dec",
+                           unit_scale=True, dynamic_ncols=True)
+    t0, fresh = time.perf_counter(), 0
+    try:
+        while done < decisions:
+            have = {int(s["index"]) for s in manifest["shards"]}
+            per_shard = done / len(have) if have else None
+            wanted = max(1, workers) if per_shard is None else max(1, math.ceil((decisions - done) / max(per_shard, 1.0)))
+            todo = []
+            k = 0
+            while len(todo) < wanted:
+                if k not in have:
+                    todo.append(k)
+                k += 1
+            with played_units(player, todo, workers, ray_address) as results:
+                for k, arrays in zip(todo, results):
+                    name = f"shard-{k:05d}.npz"
+                    digest = write_shard(folder / name, arrays)
+                    count = int(len(arrays["action"]))
+                    manifest["shards"].append({
+                        "index": k, "file": name, "episodes": spec.episodes_per_shard, "decisions": count,
+                        "labelled": int((arrays["label"] >= 0).sum()),
+                        "deal_seeds": [first_deal_seed(spec.seed, k, spec.episodes_per_shard), spec.episodes_per_shard],
+                        "sha256": digest})
+                    manifest["shards"].sort(key=lambda s: s["index"])
+                    _write_manifest(folder, manifest)
+                    done += count
+                    fresh += count
+                    if bar is not None:
+                        bar.update(min(done, decisions) - bar.n)
+                        bar.set_postfix({"shards": len(manifest["shards"]),
+                                         "dec/s": f"{fresh / max(time.perf_counter() - t0, 1e-9):.0f}"}, refresh=False)
+    except KeyboardInterrupt:
+        raise Interrupted(f"{len(manifest['shards'])} finished shards ({done:,} decisions) are kept in {folder}; "
+                          "run the same command again to resume") from None
+    finally:
+        if bar is not None:
+            bar.close()
+    _write_manifest(folder, manifest)
+    return manifest
+
+
+def _write_manifest(folder: Path, manifest: dict[str, Any]) -> None:
+    """Write ``manifest`` (its totals updated first) atomically."""
+    manifest["decisions"] = sum(int(s["decisions"]) for s in manifest["shards"])
+    manifest["labelled"] = sum(int(s["labelled"]) for s in manifest["shards"])
+    text = json.dumps(manifest, indent=1) + "\n"
+    write_file_atomic(folder / MANIFEST, lambda f: f.write(text.encode()))
+
+
+def _versions() -> dict[str, str]:
+    import platform
+
+    import whist_env
+
+    return {"whist_env": str(whist_env.__version__), "numpy": np.__version__, "python": platform.python_version()}
+
+
+def _json_plain(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _json_plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_plain(v) for v in value]
+    return value
+
+
+def run_teach(args: Any) -> int:
+    """``whist teach``: make or resume a teacher dataset (:func:`teach`); prints its summary."""
+    spec = TeachSpec(game=args.game, options=dict(args.option), teacher=args.teacher, student=args.student,
+                     label_share=args.label_share, double_dummy=args.double_dummy, seed=args.seed,
+                     episodes_per_shard=args.shard_episodes)
+    try:
+        manifest = teach(spec, args.decisions, args.out, workers=args.workers, ray_address=args.ray, progress=not args.quiet)
+    except (ValueError, FileNotFoundError) as err:
+        raise CommandError(str(err)) from None
+    print(f"{args.out}: {manifest['decisions']:,} decisions ({manifest['labelled']:,} labelled by {manifest['teacher']}) "
+          f"in {len(manifest['shards'])} shards")
+    return 0
+
+
+__all__ = ["TeachSpec", "ShardPlayer", "teach", "read_manifest", "load_shard", "double_dummy_values", "first_deal_seed",
+           "run_teach"]
