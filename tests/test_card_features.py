@@ -12,8 +12,8 @@ from agents.heuristics.card_play import CardView
 from agents.learned.card_features import CardFeatures
 from agents.learned.network import ActorCritic, PolicyNet, architecture
 from whist_env import GAMES
-from whist_env.engine.tricks import natural_context
 from whist_env.engine.cards import SUITS
+from whist_env.engine.tricks import natural_context
 
 NATURAL = ["classic_whist", "minnesota_whist", "german_whist", "romanian_whist"]
 

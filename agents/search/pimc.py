@@ -79,7 +79,6 @@ from whist_env.rules.base import PLAY
 from whist_env.rules.bid_whist import PASS, bid_of
 from whist_env.rules.romanian import deal_points
 
-
 #: :attr:`PIMCAgent.last_values_kind`: values in tricks (double dummy) or in points (rollouts).
 VALUES_TRICKS, VALUES_POINTS = 1, 2
 

@@ -464,8 +464,8 @@ def fixed_opponents(config: ExperimentConfig, obs_size: int, num_actions: int, d
         ValueError: a bad spec (propagated from :func:`agents.make_agent`), or a trained agent
             whose network does not fit ``obs_size`` and ``num_actions``.
     """
-    from agents.registry import make_agent
     from agents.learned.neural import NeuralAgent
+    from agents.registry import make_agent
 
     out: dict[str, Any] = {}
     for k, spec in enumerate(sorted(label for label, share in config.train.opponents.items() if label != "pool" and share > 0)):

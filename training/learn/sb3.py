@@ -235,8 +235,8 @@ def evaluate_model(model: Any, args: Any, options: dict[str, Any]) -> list[PairR
 
     Rows: for each opponent spec ``S``: ``sb3:<out>/model.zip vs S``, then ``random vs S``.
     """
-    from agents.registry import make_agent
     from agents.learned.sb3 import SB3Agent
+    from agents.registry import make_agent
 
     eval_seed = args.seed + 1000 if args.eval_seed is None else args.eval_seed
     learner = SB3Agent(model, name=f"sb3:{args.out / 'model.zip'}")

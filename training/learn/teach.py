@@ -248,7 +248,6 @@ def double_dummy_values(env: Any, nan_row: np.ndarray) -> np.ndarray:
     (negated where the seat wants few tricks), NaN for other actions and where the module
     docstring says there is no such value."""
     from agents.search.solving import card_values
-
     from whist_env.rules.base import PLAY
 
     game = env.game
