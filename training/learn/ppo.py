@@ -531,6 +531,7 @@ class PPOTrainer:
         self.anchor: PolicyNet | None = None
         self.warm_decisions = 0  # teacher decisions the warm start has trained on so far
         self.warm_blocks = 0  # blocks of a dataset warm start trained on so far (training.learn.dataset)
+        self.warm_seconds = 0.0  # wall time of the warm start so far, over every resumed session
         self.warm_agreement: float | None = None  # the last held-out agreement with the dataset's teacher
         self.wall_seconds = 0.0  # training time so far, warm start included, over every resumed session
         self.commit = source_commit()  # of the code that began the run
@@ -579,7 +580,7 @@ class PPOTrainer:
             rng={"numpy": self.rng.bit_generator.state, "torch_sampler": self.generator.get_state(), "torch_global": torch.get_rng_state()},
             opponent_pool=[net.state_dict() for _, net in self.pool],
             extra={"pool_serials": [s for s, _ in self.pool], "run_name": self.config.run_name or "", "history": self.history,
-                   "warm_decisions": self.warm_decisions, "warm_blocks": self.warm_blocks,
+                   "warm_decisions": self.warm_decisions, "warm_blocks": self.warm_blocks, "warm_seconds": self.warm_seconds,
                    "warm_agreement": self.warm_agreement, "anchor": None if self.anchor is None else self.anchor.state_dict(),
                    "wall_seconds": self.wall_seconds + self._session_seconds(), "commit": self.commit},
         )
@@ -625,6 +626,7 @@ class PPOTrainer:
         self.pool = [(int(s), self._frozen(sd)) for s, sd in zip(serials, ckpt.get("opponent_pool", []))]
         self.warm_decisions = int(extra.get("warm_decisions", 0))
         self.warm_blocks = int(extra.get("warm_blocks", 0))
+        self.warm_seconds = float(extra.get("warm_seconds", 0.0))
         self.warm_agreement = extra.get("warm_agreement")
         self.wall_seconds = float(extra.get("wall_seconds", 0.0))
         self.commit = extra.get("commit", self.commit)
@@ -704,7 +706,11 @@ class PPOTrainer:
         if self.warm_start_pending():
             from training.learn.warm_start import run_warm_start
 
-            run_warm_start(self)
+            warm_began = time.perf_counter()
+            try:
+                run_warm_start(self)
+            finally:
+                self.warm_seconds += time.perf_counter() - warm_began
             if self._stop_requested:
                 self.save("latest.pt")
                 self.stopped = True

@@ -14,7 +14,8 @@ The manifest (JSON) holds ``format`` (``"whist-env-teacher-dataset"``), ``format
 ``game``, ``options`` (every rule option's value), ``teacher`` and ``student`` (canonical agent
 specs; ``student`` null without DAgger), ``label_share``, ``double_dummy`` (bool), ``seed``,
 ``episodes_per_shard``, ``obs_size``, ``state_size``, ``num_actions``, ``commit``, ``versions``,
-and ``shards``: one entry per finished shard with its ``index``, ``file``, ``episodes``,
+``wall_seconds`` (the time spent making it, over every resumed run), and ``shards``: one entry
+per finished shard with its ``index``, ``file``, ``episodes``,
 ``decisions``, ``labelled``, ``deal_seeds`` (``[first, count]``: episode ``j`` of shard ``k`` is
 dealt with ``env.reset(seed=first + j)``) and ``sha256``. Deal seeds lie in
 ``training.evaluation.seed_ranges.TRAINING``, which no evaluation deal equals:
@@ -373,6 +374,7 @@ def teach(spec: TeachSpec, decisions: int, out: str | Path, workers: int = 1, ra
             raise ValueError(f"{folder} holds another teacher dataset ({'; '.join(diff)}); choose another --out")
         manifest["shards"] = [s for s in old.get("shards", []) if (folder / s["file"]).is_file()]
         manifest["commit"], manifest["versions"] = old.get("commit"), old.get("versions")
+        manifest["wall_seconds"] = float(old.get("wall_seconds") or 0.0)
     folder.mkdir(parents=True, exist_ok=True)
     player = ShardPlayer(spec, full_options)
     done = sum(int(s["decisions"]) for s in manifest["shards"])
@@ -394,8 +396,11 @@ def teach(spec: TeachSpec, decisions: int, out: str | Path, workers: int = 1, ra
                 if k not in have:
                     todo.append(k)
                 k += 1
+            wave_began = time.perf_counter()
             with played_units(player, todo, workers, ray_address) as results:
                 for k, arrays in zip(todo, results):
+                    manifest["wall_seconds"] = float(manifest.get("wall_seconds") or 0.0) + time.perf_counter() - wave_began
+                    wave_began = time.perf_counter()
                     name = f"shard-{k:05d}.npz"
                     digest = write_shard(folder / name, arrays)
                     count = int(len(arrays["action"]))

@@ -35,7 +35,7 @@ import os
 import signal
 import tempfile
 import threading
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -191,6 +191,8 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
         "commit": extra.get("commit"),
         "steps": int(ckpt.get("global_step", 0)),
         "warm_start_decisions": int(extra.get("warm_decisions", 0)),
+        "teacher": teacher_record(config),
+        "warm_start_seconds": extra.get("warm_seconds"),
         "wall_seconds": extra.get("wall_seconds"),
         "versions": ckpt.get("versions"),
         "evaluation": {"deals_per_opponent": deals, "seed": seed, "options": train_options, "duplicate": True,
@@ -206,6 +208,26 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     json_path = pt_path.with_suffix(".json")
     write_files_atomic([(pt_path, buffer.getvalue()), (json_path, (json.dumps(manifest, indent=2) + "\n").encode())])
     return pt_path, json_path, results
+
+
+def teacher_record(config: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What the agent learned from before PPO, for its manifest: the warm start's teacher, its
+    dataset (folder, teacher, decisions, the wall time of making it) or generated decisions;
+    ``None`` without a warm start."""
+    ws = config.get("warm_start")
+    if not ws:
+        return None
+    if not ws.get("dataset"):
+        return {"teacher": ws.get("teacher"), "decisions": ws.get("decisions"), "dataset": None}
+    from training.learn.teach import read_manifest
+
+    try:
+        data = read_manifest(ws["dataset"])
+    except (OSError, ValueError):
+        return {"dataset": ws["dataset"], "teacher": None, "decisions": None}
+    return {"dataset": ws["dataset"], "teacher": data.get("teacher"), "student": data.get("student"),
+            "decisions": data.get("decisions"), "labelled": data.get("labelled"), "seed": data.get("seed"),
+            "commit": data.get("commit"), "wall_seconds": data.get("wall_seconds"), "epochs": ws.get("epochs")}
 
 
 @contextmanager
@@ -314,7 +336,7 @@ def side_by_side(old: dict[str, Any], new: dict[str, Any]) -> str:
     def heading(label: str, m: dict[str, Any]) -> str:
         ev = m.get("evaluation") or {}
         return (f"{label}: {int(ev.get('deals_per_opponent') or 0):,} deals per opponent, seed {ev.get('seed')}, "
-                f"{int(m.get('steps') or 0):,} steps, {int(m.get('warm_start_decisions') or 0):,} teacher decisions")
+                f"{int(m.get('steps') or 0):,} steps, {int(m.get('warm_start_decisions') or 0):,} teacher decisions trained on")
 
     tables = [{r["agent_b"]: r for r in (m.get("evaluation") or {}).get("results") or []} for m in (old, new)]
     header = ["opponent", "old win rate [95% CI]", "new win rate [95% CI]", "old points/hand", "new points/hand"]
