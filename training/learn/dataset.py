@@ -30,7 +30,7 @@ import numpy as np
 import torch
 
 from training.learn.teach import load_shard, read_manifest
-from training.learn.warm_start import TeacherSamples, fit_samples
+from training.learn.warm_start import TeacherSamples, augment_tables, fit_samples, log_chunk
 
 
 def training_shards(manifest: Mapping[str, Any], holdout: int) -> tuple[list[dict], list[dict]]:
@@ -153,12 +153,7 @@ def run_dataset_warm_start(trainer: Any) -> None:
     blocks_per_epoch = len(epoch_blocks(train, ws.chunk, trainer.config.seed, 0))
     total = ws.epochs * blocks_per_epoch
     optimizer = torch.optim.Adam(trainer.net.parameters(), lr=ws.lr, eps=1e-5)
-    augment = None
-    if ws.suit_augment:
-        from whist_env.envs.symmetry import SuitSymmetry
-
-        symmetry = SuitSymmetry(trainer.make_env())
-        augment = {k: torch.as_tensor(v, device=trainer.device) for k, v in symmetry.tables(symmetry.permutations).items()}
+    augment = augment_tables(trainer)
     held_samples = samples_of(folder, held, cfg.central_critic, cfg.gamma, cfg.reward_scale) if held else None
     bar = None
     if trainer.progress:
@@ -178,11 +173,7 @@ def run_dataset_warm_start(trainer: Any) -> None:
                                   trainer.device, cfg.bid_coef, augment, lr_start=lr_start, lr_end=lr_end)
             trainer.warm_blocks += 1
             trainer.warm_decisions += len(samples)
-            if trainer.writer is not None:
-                for key, value in metrics.items():
-                    trainer.writer.add_scalar(f"warm_start/{key}", value, trainer.warm_decisions)
-                trainer.writer.add_scalar("warm_start/decisions_per_second", len(samples) / max(time.perf_counter() - t0, 1e-9),
-                                          trainer.warm_decisions)
+            log_chunk(trainer, metrics, len(samples), time.perf_counter() - t0)
             if held_samples is not None and (trainer.warm_blocks % blocks_per_epoch == 0 or trainer.warm_blocks == total):
                 hits, count = agreement(trainer.net, held_samples, trainer.device)
                 metrics["holdout_agreement"] = hits / max(count, 1)

@@ -226,6 +226,27 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
             "explained_variance": explained}
 
 
+def augment_tables(trainer: Any) -> dict[str, torch.Tensor] | None:
+    """The suit augmentation tables of ``trainer``'s game on its device (``fit_samples``'s
+    ``augment``) when ``warm_start.suit_augment`` is on, else ``None``."""
+    if not trainer.config.warm_start.suit_augment:
+        return None
+    from whist_env.envs.symmetry import SuitSymmetry
+
+    symmetry = SuitSymmetry(trainer.make_env())
+    return {k: torch.as_tensor(v, device=trainer.device) for k, v in symmetry.tables(symmetry.permutations).items()}
+
+
+def log_chunk(trainer: Any, metrics: dict[str, float], decisions: int, seconds: float) -> None:
+    """Log one chunk's ``metrics`` and decisions/s as ``warm_start/*`` at the trainer's
+    ``warm_decisions`` (nothing without a writer)."""
+    if trainer.writer is None:
+        return
+    for key, value in metrics.items():
+        trainer.writer.add_scalar(f"warm_start/{key}", value, trainer.warm_decisions)
+    trainer.writer.add_scalar("warm_start/decisions_per_second", decisions / max(seconds, 1e-9), trainer.warm_decisions)
+
+
 def run_warm_start(trainer: Any) -> None:
     """Warm-start ``trainer`` (a :class:`training.learn.ppo.PPOTrainer` whose config has a
     ``warm_start`` section) from where its ``warm_decisions`` stand, chunk by chunk; logs
@@ -249,12 +270,7 @@ def run_warm_start(trainer: Any) -> None:
     if hasattr(teacher, "check_fits"):
         teacher.check_fits(trainer.obs_size, trainer.num_actions)
     optimizer = torch.optim.Adam(trainer.net.parameters(), lr=ws.lr, eps=1e-5)
-    augment = None
-    if ws.suit_augment:
-        from whist_env.envs.symmetry import SuitSymmetry
-
-        symmetry = SuitSymmetry(trainer.make_env())
-        augment = {k: torch.as_tensor(v, device=trainer.device) for k, v in symmetry.tables(symmetry.permutations).items()}
+    augment = augment_tables(trainer)
     bar = None
     if trainer.progress:
         from training.progress import progress_bar
@@ -269,11 +285,7 @@ def run_warm_start(trainer: Any) -> None:
             metrics = fit_samples(trainer.net, optimizer, samples, ws.epochs, ws.minibatch_size, trainer.generator, cfg.vf_coef,
                                   trainer.device, cfg.bid_coef, augment)
             trainer.warm_decisions += len(samples)
-            if trainer.writer is not None:
-                for key, value in metrics.items():
-                    trainer.writer.add_scalar(f"warm_start/{key}", value, trainer.warm_decisions)
-                trainer.writer.add_scalar("warm_start/decisions_per_second", len(samples) / max(time.perf_counter() - t0, 1e-9),
-                                          trainer.warm_decisions)
+            log_chunk(trainer, metrics, len(samples), time.perf_counter() - t0)
             if bar is not None:
                 bar.update(min(trainer.warm_decisions, ws.decisions) - bar.n)
                 bar.set_postfix({"acc": f"{metrics['accuracy']:.3f}", "ev": f"{metrics['explained_variance']:.2f}"}, refresh=False)
