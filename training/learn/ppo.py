@@ -664,6 +664,8 @@ class PPOTrainer:
             return False
         if ws.dataset is None:
             return self.warm_decisions < ws.decisions
+        if self.anchor is not None:  # finished (the cloned policy is kept): the dataset need not be there any more
+            return False
         from training.learn.dataset import dataset_blocks_total
 
         return self.warm_blocks < dataset_blocks_total(self)
