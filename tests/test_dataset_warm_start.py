@@ -19,7 +19,12 @@ from training.evaluation.agreement import Agreement, format_agreement, measure_a
 from training.evaluation.seed_ranges import REPORT, TRAINING
 from training.learn.config import config_from_dict
 from training.learn.dataset import (
-    check_dataset, dataset_blocks_total, discounted_returns, epoch_blocks, samples_of, training_shards,
+    check_dataset,
+    dataset_blocks_total,
+    discounted_returns,
+    epoch_blocks,
+    samples_of,
+    training_shards,
 )
 from training.learn.ppo import PPOTrainer
 from training.learn.teach import MANIFEST, TeachSpec, read_manifest, teach, write_shard
@@ -171,6 +176,10 @@ def test_whist_train_runs_the_dataset_warm_start_alone(tmp_path, data, monkeypat
     assert len(blocks) == 4 and all(held[0] not in b for b in blocks)
     for epoch in (blocks[:2], blocks[2:]):
         assert sorted(f for b in epoch for f in b) == [f"shard-0000{k}.npz" for k in range(4)]
+    # epoch e trains on epoch_blocks(..., seed 3, e) in order; here the two epochs' orders differ
+    train, _ = training_shards(read_manifest(data), 1)
+    expected = [tuple(s["file"] for s in b) for e in (0, 1) for b in epoch_blocks(train, 200, 3, e)]
+    assert blocks == expected and expected[:2] != expected[2:]
     # resumed, a finished warm start is not run again and the checkpoints keep their bytes
     before = final.read_bytes()
     calls.clear()
@@ -225,6 +234,40 @@ def test_a_stopped_warm_start_resumes_at_the_next_block(tmp_path, data, monkeypa
     assert calls == [held, whole[1], held, *whole[2:]]
 
 
+def test_every_block_is_checkpointed_before_the_next_begins(tmp_path, data, monkeypatch):
+    """A crash (here Ctrl-C inside the second block's fit) loses only the block in progress."""
+    real, fits = dataset_module.fit_samples, []
+
+    def crashing(*args, **kwargs):
+        fits.append(1)
+        if len(fits) == 2:
+            raise KeyboardInterrupt
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(dataset_module, "fit_samples", crashing)
+    cfg = config_from_dict(warm_config(tmp_path, data))
+    trainer = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    with pytest.raises(KeyboardInterrupt):
+        trainer.train()
+    saved = load_checkpoint(cfg.run_dir() / "checkpoints" / "latest.pt")
+    assert saved["extra"]["warm_blocks"] == 1 and saved["extra"]["warm_decisions"] == 2 * 104
+
+
+def test_a_finished_warm_start_resumes_without_its_dataset(tmp_path, data):
+    import shutil
+
+    copy = tmp_path / "copy"
+    shutil.copytree(data, copy)
+    cfg = config_from_dict(warm_config(tmp_path, copy))
+    PPOTrainer(cfg, run_dir=cfg.run_dir()).train()
+    shutil.rmtree(copy)
+    resumed = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    resumed.load_state(load_checkpoint(cfg.run_dir() / "checkpoints" / "final.pt"))
+    assert resumed.warm_blocks == 4 and not resumed.warm_start_pending()
+    resumed.train(total_steps=16)  # straight to PPO: one update of 2 envs x 8 steps
+    assert resumed.global_step == 16 and resumed.warm_blocks == 4
+
+
 def test_with_a_stateless_optimizer_a_resumed_warm_start_ends_with_the_same_weights(tmp_path, data, monkeypatch):
     """The warm start's Adam is made afresh by each session (its moments are not checkpointed),
     so with Adam a resumed warm start ends near, not at, the uninterrupted one's weights; every
@@ -250,6 +293,22 @@ def test_with_a_stateless_optimizer_a_resumed_warm_start_ends_with_the_same_weig
     a, b = whole.net.state_dict(), resumed.net.state_dict()
     assert a.keys() == b.keys() and all(torch.equal(a[k], b[k]) for k in a)
     assert whole.warm_agreement == resumed.warm_agreement and whole.warm_decisions == resumed.warm_decisions
+
+
+def test_value_targets_of_a_pimc_dataset_train(tmp_path):
+    folder = tmp_path / "pimc"
+    manifest = teach(TeachSpec(game=GAME, options=OPTIONS, teacher="pimc:worlds=2,rollouts=2,exact=0", episodes_per_shard=1),
+                     60, folder, progress=False)
+    assert len(manifest["shards"]) == 2
+    entries = manifest["shards"]
+    s = samples_of(folder, entries, True, 1.0, 1.0, targets="values")
+    soft = ~np.isclose(s.targets.max(-1), 1.0)  # rows where pimc's values left more than one action likely
+    assert soft.any() and np.allclose(s.targets.sum(-1), 1.0)
+    cfg = config_from_dict(warm_config(tmp_path, folder, run="pimc", targets="values", holdout_shards=0, epochs=1))
+    trainer = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    trainer.train()
+    assert trainer.warm_blocks == dataset_blocks_total(trainer) == 1 and trainer.anchor is not None
+    assert trainer.warm_agreement is None  # nothing held out
 
 
 def test_a_dataset_of_another_game_or_other_rules_is_refused(tmp_path, data):
@@ -316,5 +375,32 @@ def test_whist_agree_on_the_command_line(capsys):
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert out.startswith("random agrees with heuristic on ") and "(2 deals)" in out
-    assert cli.main([*argv, "--seed", str(TRAINING.start)]) == 2
-    assert "TRAINING" in capsys.readouterr().err
+    for seed in (TRAINING.start, 2_000_000):  # a training deal seed; a seed of no range
+        assert cli.main([*argv, "--seed", str(seed)]) == 2
+        assert f"--seed {seed:,} is not a match seed" in capsys.readouterr().err
+
+
+def test_whist_train_refuses_a_dataset_that_does_not_fit_before_it_makes_the_run(tmp_path, data, capsys):
+    path = tmp_path / "c.yaml"
+    path.write_text(yaml.safe_dump(warm_config(tmp_path, data, run="honours", options={"honours": True})))
+    assert cli.main(["train", str(path), "--quiet"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("whist train: error: warm_start.dataset: ") and "honours: False there, True here" in err
+    assert "Traceback" not in err and not (tmp_path / "honours").exists()
+
+
+def test_a_warm_start_does_not_resume_on_a_dataset_that_changed(tmp_path, data, monkeypatch):
+    import shutil
+
+    copy = tmp_path / "grown"
+    shutil.copytree(data, copy)
+    cfg = config_from_dict(warm_config(tmp_path, copy, run="grown"))
+    trainer = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    stop_after_first_block(monkeypatch, trainer)
+    trainer.train()
+    monkeypatch.undo()
+    teach(TeachSpec(game=GAME, options=OPTIONS, episodes_per_shard=2), 700, copy, progress=False)  # two more shards
+    resumed = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    resumed.load_state(load_checkpoint(cfg.run_dir() / "checkpoints" / "latest.pt"))
+    with pytest.raises(ValueError, match="has changed since this warm start began"):
+        resumed.train()

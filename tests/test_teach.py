@@ -17,7 +17,13 @@ from training.errors import Interrupted
 from training.evaluation.seed_ranges import TRAINING
 from training.learn import teach as teach_module
 from training.learn.teach import (
-    MAX_SEED, TeachSpec, double_dummy_values, first_deal_seed, load_shard, read_manifest, teach,
+    MAX_SEED,
+    TeachSpec,
+    double_dummy_values,
+    first_deal_seed,
+    load_shard,
+    read_manifest,
+    teach,
 )
 from whist_env.envs.policy_action import policy_action
 
@@ -143,6 +149,7 @@ def test_workers_make_the_same_shards(tmp_path):
     two = teach(dagger, 200, tmp_path / "two", workers=2, progress=False)
     assert [s["index"] for s in one["shards"]] == [s["index"] for s in two["shards"]] == [0, 1]
     assert [s["labelled"] for s in one["shards"]] == [s["labelled"] for s in two["shards"]]
+    assert [s["sha256"] for s in one["shards"]] == [s["sha256"] for s in two["shards"]]  # the very same files
     for a, b in zip(shards_of(tmp_path / "one", one), shards_of(tmp_path / "two", two)):
         assert a.keys() == b.keys()
         for key in a:
@@ -298,6 +305,27 @@ def test_double_dummy_values_of_every_legal_card(tmp_path):
         assert np.array_equal(dd[row], want, equal_nan=True), row
 
 
+@pytest.mark.parametrize("game", ["romanian_whist", "german_whist", "minnesota_whist"])
+def test_no_double_dummy_value_for_bids_the_stock_or_exact_contracts(game):
+    """Bids (Romanian, Minnesota), German Whist's stock phase and Romanian card play (exact bids:
+    objective 0) get no double-dummy value; none of these needs a solve."""
+    from whist_env.rules.base import PLAY
+
+    env = whist_env.GAMES[game].raw_env(episode="hand")
+    env.reset(seed=5)
+    heuristic = make_agent("heuristic", game)
+    nan_row = np.full(env.action_space(env.possible_agents[0]).n, np.nan, dtype=np.float32)
+    before_play = 0
+    while env.game.phase != PLAY:
+        assert np.isnan(double_dummy_values(env, nan_row)).all()
+        env.step(policy_action(heuristic, env, env.agent_selection))
+        before_play += 1
+    assert before_play > 0
+    if game == "romanian_whist":
+        assert env.game.trick_objective(env.game.current_player) == 0
+        assert np.isnan(double_dummy_values(env, nan_row)).all()
+
+
 def test_a_pimc_teacher_stores_its_values_on_legal_actions(tmp_path):
     from agents.search.pimc import VALUES_POINTS
 
@@ -338,3 +366,25 @@ def test_whist_teach_errors(tmp_path, capsys, argv, message):
     err = capsys.readouterr().err
     assert err.startswith("whist teach: error: ") and message in err and "Traceback" not in err
     assert not (tmp_path / "d").exists()
+
+
+def test_out_must_be_a_dataset_folder_a_new_one_or_an_empty_one(tmp_path):
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match="is a file, not a folder"):
+        teach(spec(), 10, tmp_path / "file", progress=False)
+    (tmp_path / "configs").mkdir()
+    (tmp_path / "configs" / "a.yaml").write_text("game: classic_whist\n")
+    with pytest.raises(ValueError, match="holds files but no teacher dataset"):
+        teach(spec(), 10, tmp_path / "configs", progress=False)
+    assert sorted(p.name for p in (tmp_path / "configs").iterdir()) == ["a.yaml"]
+    (tmp_path / "empty").mkdir()
+    assert teach(spec(), 10, tmp_path / "empty", progress=False)["decisions"] == 2 * HAND
+
+
+def test_resuming_makes_a_damaged_shard_again(tmp_path):
+    manifest = teach(spec(), 3 * HAND, tmp_path, progress=False)
+    path = tmp_path / manifest["shards"][0]["file"]
+    good = path.read_bytes()
+    path.write_bytes(good[:-10] + bytes(10))
+    again = teach(spec(), 3 * HAND, tmp_path, progress=False)
+    assert path.read_bytes() == good and [s["sha256"] for s in again["shards"]] == [s["sha256"] for s in manifest["shards"]]

@@ -159,14 +159,14 @@ def format_agreement(result: Agreement, teacher: str, student: str) -> str:
 
 def run_agree(args: Any) -> int:
     """``whist agree``: print the agreement of ``--student`` with ``--teacher``."""
-    from training.evaluation.seed_ranges import TRAINING
+    from training.evaluation.seed_ranges import DEVELOPMENT, REPORT
 
-    if args.seed in TRAINING:
-        raise CommandError(f"--seed {args.seed} lies in {TRAINING}: agreement is measured on match seeds (REPORT or DEVELOPMENT)")
+    if not (args.seed in REPORT or args.seed in DEVELOPMENT):
+        raise CommandError(f"--seed {args.seed:,} is not a match seed: agreement is measured on deals of {REPORT} or {DEVELOPMENT}")
     try:
         result = measure_agreement(args.game, args.teacher, args.student, args.deals, args.seed, dict(args.option),
                                    workers=args.workers, ray_address=args.ray, progress=not args.quiet)
-    except ValueError as err:
+    except (ValueError, OSError) as err:
         raise CommandError(str(err)) from None
     print(format_agreement(result, args.teacher, args.student))
     return 0

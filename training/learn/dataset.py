@@ -130,6 +130,34 @@ def check_dataset(manifest: Mapping[str, Any], game: str, options: Mapping[str, 
             raise ValueError(f"{source} has {key} {manifest[key]}, the environment's is {want} (made by another version)")
 
 
+def check_dataset_of_config(config: Any) -> None:
+    """Check ``config.warm_start.dataset`` against the config's game, rule options and sizes and
+    its hold-out, and every shard's sha256, before anything is trained.
+
+    Raises:
+        FileNotFoundError: no dataset there. ValueError: it does not fit (the message says how).
+    """
+    from whist_env import GAMES
+    from whist_env.rules.options import options_dict
+
+    ws = config.warm_start
+    manifest = read_manifest(ws.dataset)
+    env = GAMES[config.game].raw_env(**dict(config.options))
+    agent = env.possible_agents[0]
+    check_dataset(manifest, config.game, options_dict(env.game.options), env.observation_space(agent)["observation"].shape[0],
+                  env.state_space.shape[0], env.action_space(agent).n, str(ws.dataset))
+    training_shards(manifest, ws.holdout_shards)
+    for entry in manifest["shards"]:
+        path = Path(ws.dataset) / str(entry["file"])
+        if not path.is_file():
+            raise ValueError(f"shard {path} is missing; rerun whist teach with the dataset's arguments to make it again")
+
+
+def _layout_key(shards: Sequence[Mapping[str, Any]], held: Sequence[Mapping[str, Any]]) -> str:
+    """A short text naming the shards trained on and held out (checked when a warm start resumes)."""
+    return f"train {[int(s['index']) for s in shards]} held {[int(s['index']) for s in held]}"
+
+
 def _plain(value: Any) -> Any:
     return list(value) if isinstance(value, tuple) else value
 
@@ -150,6 +178,12 @@ def run_dataset_warm_start(trainer: Any) -> None:
     check_dataset(manifest, trainer.config.game, trainer.option_values, trainer.obs_size, trainer.state_size,
                   trainer.num_actions, str(folder))
     train, held = training_shards(manifest, ws.holdout_shards)
+    key = _layout_key(train, held)
+    if trainer.warm_blocks and trainer.warm_layout not in (None, key):
+        raise ValueError(f"{folder} has changed since this warm start began ({len(train) + len(held)} shards now): resuming "
+                         "would train on other blocks and hold out other shards; make the larger dataset in a new folder "
+                         "or start a new run")
+    trainer.warm_layout = key
     blocks_per_epoch = len(epoch_blocks(train, ws.chunk, trainer.config.seed, 0))
     total = ws.epochs * blocks_per_epoch
     optimizer = torch.optim.Adam(trainer.net.parameters(), lr=ws.lr, eps=1e-5)

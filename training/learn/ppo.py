@@ -532,6 +532,7 @@ class PPOTrainer:
         self.warm_decisions = 0  # teacher decisions the warm start has trained on so far
         self.warm_blocks = 0  # blocks of a dataset warm start trained on so far (training.learn.dataset)
         self.warm_seconds = 0.0  # wall time of the warm start so far, over every resumed session
+        self.warm_layout: str | None = None  # the shards a dataset warm start trains on and holds out
         self.warm_agreement: float | None = None  # the last held-out agreement with the dataset's teacher
         self.wall_seconds = 0.0  # training time so far, warm start included, over every resumed session
         self.commit = source_commit()  # of the code that began the run
@@ -581,6 +582,7 @@ class PPOTrainer:
             opponent_pool=[net.state_dict() for _, net in self.pool],
             extra={"pool_serials": [s for s, _ in self.pool], "run_name": self.config.run_name or "", "history": self.history,
                    "warm_decisions": self.warm_decisions, "warm_blocks": self.warm_blocks, "warm_seconds": self.warm_seconds,
+                   "warm_layout": self.warm_layout,
                    "warm_agreement": self.warm_agreement, "anchor": None if self.anchor is None else self.anchor.state_dict(),
                    "wall_seconds": self.wall_seconds + self._session_seconds(), "commit": self.commit},
         )
@@ -627,6 +629,7 @@ class PPOTrainer:
         self.warm_decisions = int(extra.get("warm_decisions", 0))
         self.warm_blocks = int(extra.get("warm_blocks", 0))
         self.warm_seconds = float(extra.get("warm_seconds", 0.0))
+        self.warm_layout = extra.get("warm_layout")
         self.warm_agreement = extra.get("warm_agreement")
         self.wall_seconds = float(extra.get("wall_seconds", 0.0))
         self.commit = extra.get("commit", self.commit)

@@ -14,7 +14,8 @@ The manifest (JSON) holds ``format`` (``"whist-env-teacher-dataset"``), ``format
 ``game``, ``options`` (every rule option's value), ``teacher`` and ``student`` (canonical agent
 specs; ``student`` null without DAgger), ``label_share``, ``double_dummy`` (bool), ``seed``,
 ``episodes_per_shard``, ``obs_size``, ``state_size``, ``num_actions``, ``commit``, ``versions``,
-``wall_seconds`` (the time spent making it, over every resumed run), and ``shards``: one entry
+``wall_seconds`` (the time spent making it, over every resumed run), ``decisions`` and
+``labelled`` (totals), and ``shards``: one entry
 per finished shard with its ``index``, ``file``, ``episodes``,
 ``decisions``, ``labelled``, ``deal_seeds`` (``[first, count]``: episode ``j`` of shard ``k`` is
 dealt with ``env.reset(seed=first + j)``) and ``sha256``. Deal seeds lie in
@@ -367,12 +368,19 @@ def teach(spec: TeachSpec, decisions: int, out: str | Path, workers: int = 1, ra
         "num_actions": int(env.action_space(agent0).n), "commit": source_commit(), "versions": _versions(), "shards": [],
     }
     folder = Path(out)
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"--out {folder} is a file, not a folder")
+    if folder.is_dir() and not (folder / MANIFEST).exists() and any(folder.iterdir()):
+        raise ValueError(f"--out {folder} is a folder that holds files but no teacher dataset ({MANIFEST}); choose an empty "
+                         "or new folder")
     if (folder / MANIFEST).exists():
         old = read_manifest(folder)
         if _identity(old) != _identity(manifest):
             diff = [f"{k}: {old.get(k)!r} there, {manifest.get(k)!r} asked" for k in IDENTITY_KEYS if old.get(k) != manifest.get(k)]
             raise ValueError(f"{folder} holds another teacher dataset ({'; '.join(diff)}); choose another --out")
-        manifest["shards"] = [s for s in old.get("shards", []) if (folder / s["file"]).is_file()]
+        # a shard missing or changed on disk is made again (the same bytes: shards are deterministic)
+        manifest["shards"] = [s for s in old.get("shards", [])
+                              if (folder / s["file"]).is_file() and _sha256(folder / s["file"]) == s["sha256"]]
         manifest["commit"], manifest["versions"] = old.get("commit"), old.get("versions")
         manifest["wall_seconds"] = float(old.get("wall_seconds") or 0.0)
     folder.mkdir(parents=True, exist_ok=True)
@@ -461,7 +469,7 @@ def run_teach(args: Any) -> int:
     except (ValueError, FileNotFoundError) as err:
         raise CommandError(str(err)) from None
     print(f"{args.out}: {manifest['decisions']:,} decisions ({manifest['labelled']:,} labelled by {manifest['teacher']}) "
-          f"in {len(manifest['shards'])} shards")
+          f"in {len(manifest['shards'])} shard{'s' if len(manifest['shards']) != 1 else ''}")
     return 0
 
 

@@ -231,6 +231,13 @@ def run_train(args: Any) -> int:
         except ValueError as exc:
             raise CommandError(f"cannot resume from {latest}: {exc}") from None
         config = _keep_run_backend(config, args, run_backend(resumed), latest)
+    if config.warm_start is not None and config.warm_start.dataset is not None:
+        from training.learn.dataset import check_dataset_of_config
+
+        try:  # a dataset that does not fit fails before the run folder is made
+            check_dataset_of_config(config)
+        except (ValueError, OSError) as exc:
+            raise CommandError(f"warm_start.dataset: {exc}") from None
     run_dir.mkdir(parents=True, exist_ok=True)
     evaluator = make_evaluator(config, opponents, config.eval.num_deals, say=progress_write) if config.eval.interval_steps else None
     trainer = PPOTrainer(config, run_dir=run_dir, evaluator=evaluator, progress=not args.quiet)
