@@ -125,8 +125,8 @@ def test_force_with_enough_deals_prints_both_tables_then_replaces_and_keeps_the_
     status, out, err = zoo_export(capsys, str(run), "--out", str(shipped), "--force", "--deals", "3")
     assert status == 0, err
     lines = out.splitlines()
-    assert lines[0] == "old (shipped): 3 deals per opponent, seed 2027, 5,001,216 steps, 1,000,012 teacher decisions"
-    assert lines[1] == "new (this run): 3 deals per opponent, seed 2027, 128 steps, 0 teacher decisions"
+    assert lines[0] == "old (shipped): 3 deals per opponent, seed 2027, 0 steps, 14,913,600 teacher decisions trained on"
+    assert lines[1] == "new (this run): 3 deals per opponent, seed 2027, 128 steps, 0 teacher decisions trained on"
     assert re.split(r"\s{2,}", lines[3]) == ["opponent", "old win rate [95% CI]", "new win rate [95% CI]", "old points/hand",
                                              "new points/hand"]
     new = json.loads(manifest_path.read_text())
@@ -134,8 +134,8 @@ def test_force_with_enough_deals_prints_both_tables_then_replaces_and_keeps_the_
     for spec, line in zip(("random", "heuristic"), lines[4:6]):
         assert line.startswith(spec + " ")
         cells[spec] = re.split(r"\s{2,}", line)[1:]
-    assert cells["random"][0] == "77.4% [76.2, 78.5]" and cells["random"][2] == "+1.79 [+1.75, +1.83]"
-    assert cells["heuristic"][0] == "46.6% [45.7, 47.4]" and cells["heuristic"][2] == "-0.20 [-0.23, -0.17]"
+    assert cells["random"][0] == "82.0% [81.0, 83.1]" and cells["random"][2] == "+2.12 [+2.08, +2.16]"
+    assert cells["heuristic"][0] == "50.0% [49.5, 50.4]" and cells["heuristic"][2] == "-0.01 [-0.03, +0.00]"
     r = new["evaluation"]["results"][0]
     assert cells["random"][1] == f"{100 * r['win_rate']:.1f}% [{100 * r['win_rate_ci'][0]:.1f}, {100 * r['win_rate_ci'][1]:.1f}]"
     # the tables come before anything is written
@@ -168,8 +168,8 @@ def test_side_by_side_shows_a_missing_opponent_as_a_dash():
     new = {"steps": 20, "evaluation": {"deals_per_opponent": 6, "seed": 2, "results": [
         {"agent_b": "heuristic", "win_rate": 1.0, "win_rate_ci": [0.9, 1.0], "points_per_hand": -2, "points_per_hand_ci": [-3, -1]}]}}
     assert side_by_side(old, new).splitlines() == [
-        "old (shipped): 5 deals per opponent, seed 1, 10 steps, 0 teacher decisions",
-        "new (this run): 6 deals per opponent, seed 2, 20 steps, 0 teacher decisions",
+        "old (shipped): 5 deals per opponent, seed 1, 10 steps, 0 teacher decisions trained on",
+        "new (this run): 6 deals per opponent, seed 2, 20 steps, 0 teacher decisions trained on",
         "",
         # columns 9, 21, 21 and 20 wide, two spaces apart
         "opponent" + " " * 3 + "old win rate [95% CI]" + " " * 2 + "new win rate [95% CI]" + " " * 2 + "old points/hand" + " " * 7

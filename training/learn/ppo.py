@@ -63,6 +63,7 @@ import torch
 from agents.learned.checkpoint import check_compatible, make_checkpoint, save_checkpoint
 from agents.learned.network import ActorCritic, PolicyNet, architecture, masked_entropy, masked_log_probs, sample_actions
 from training.evaluation.seed_ranges import TRAINING
+from training.learn.commit import source_commit
 from training.learn.config import ExperimentConfig
 from training.learn.rollout import LEARNER, Batch, RolloutStats, opponent_mix
 from whist_env.envs.policy_action import policy_action
@@ -436,23 +437,6 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
 
 
 # --------------------------------------------------------------------------- the trainer
-def source_commit() -> str | None:
-    """The git commit of the code being run (``-dirty`` appended when the work tree has
-    changes), or ``None`` outside a git checkout."""
-    import subprocess
-
-    root = Path(__file__).resolve().parents[2]
-    try:
-        commit = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=10)
-        if commit.returncode != 0:
-            return None
-        dirty = subprocess.run(["git", "-C", str(root), "status", "--porcelain", "--untracked-files=no"],
-                               capture_output=True, text=True, timeout=10)
-        return commit.stdout.strip() + ("-dirty" if dirty.stdout.strip() else "")
-    except (OSError, subprocess.SubprocessError):
-        return None
-
-
 def fixed_opponents(config: ExperimentConfig, obs_size: int, num_actions: int, device: str | torch.device = "cpu",
                     batched: bool = False) -> dict[str, Any]:
     """The fixed training opponents of ``train.opponents`` (every label but ``"pool"``): agent
@@ -709,8 +693,10 @@ class PPOTrainer:
             self._session_start = time.perf_counter()
         self._deadline = None if max_seconds is None else time.perf_counter() + max_seconds
         if self.warm_start_pending():
-            from training.learn.warm_start import run_warm_start
-
+            if self.config.warm_start.dataset is not None:
+                from training.learn.dataset import run_dataset_warm_start as run_warm_start
+            else:
+                from training.learn.warm_start import run_warm_start
             warm_began = time.perf_counter()
             try:
                 run_warm_start(self)

@@ -252,8 +252,8 @@ def run_warm_start(trainer: Any) -> None:
     ``warm_start`` section) from where its ``warm_decisions`` stand, chunk by chunk; logs
     ``warm_start/*`` to its writer and shows a progress bar (decisions/s, ETA) when the trainer
     does. Honours :meth:`PPOTrainer.request_stop` and the wall-clock budget between chunks. When done, the cloned actor
-    becomes the trainer's ``anchor`` for the KL penalty. With ``warm_start.dataset`` it trains
-    on that teacher dataset instead (:func:`training.learn.dataset.run_dataset_warm_start`).
+    becomes the trainer's ``anchor`` for the KL penalty. (With ``warm_start.dataset`` the trainer
+    calls :func:`training.learn.dataset.run_dataset_warm_start` instead.)
 
     Raises:
         ValueError: a bad teacher spec, or a trained teacher that does not fit the game.
@@ -261,11 +261,6 @@ def run_warm_start(trainer: Any) -> None:
     from agents.registry import make_agent
 
     ws, cfg = trainer.config.warm_start, trainer.cfg
-    if ws.dataset is not None:
-        from training.learn.dataset import run_dataset_warm_start
-
-        run_dataset_warm_start(trainer)
-        return
     teacher = make_agent(ws.teacher, trainer.config.game, seed=trainer.config.seed + 999)
     if hasattr(teacher, "check_fits"):
         teacher.check_fits(trainer.obs_size, trainer.num_actions)
