@@ -21,13 +21,12 @@ from training.learn.config import config_from_dict
 from training.learn.dataset import (
     check_dataset,
     dataset_blocks_total,
-    discounted_returns,
     epoch_blocks,
     samples_of,
     training_shards,
 )
 from training.learn.ppo import PPOTrainer
-from training.learn.teach import MANIFEST, TeachSpec, read_manifest, teach, write_shard
+from training.learn.teach import MANIFEST, TeachSpec, discounted_returns, read_manifest, teach, write_shard
 
 GAME = "classic_whist"
 OPTIONS = {"honours": False}

@@ -83,6 +83,17 @@ def _agent_specs() -> str:
     return ", ".join(AGENT_SPECS)
 
 
+def _workers_and_ray(parser: argparse.ArgumentParser, unit: str) -> None:
+    """Add ``--workers N`` and ``--ray [ADDRESS]`` for a command that plays ``unit`` (e.g. "deals") in parallel."""
+    parser.add_argument("--workers", type=int, default=1, metavar="N",
+                        help=f"processes playing {unit} at once (default: %(default)s); the results are the same as with one, "
+                             "for search agents (pimc, ismcts) use one per core")
+    parser.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                        help=f"play the {unit} on Ray workers (needs whist-env[rllib]): a local Ray without ADDRESS, or the "
+                             "cluster at ADDRESS ('auto' on a cluster node, 'ray://HEAD:10001'); one actor per CPU, or "
+                             "--workers N of them; the results are the same as a serial run's")
+
+
 def add_match_arguments(parser: argparse.ArgumentParser, deals: int, agents_help: str = "") -> None:
     """Add ``--agents SPEC ...``, ``--deals N`` (default ``deals``), ``--seed``, ``--workers`` and ``--ray``."""
     parser.add_argument("--agents", nargs="+", required=True, metavar="SPEC",
@@ -95,13 +106,7 @@ def add_match_arguments(parser: argparse.ArgumentParser, deals: int, agents_help
                              f"before every play from it, the deal and the side; default: %(default)s, in {REPORT}, the seed range "
                              f"of published figures; {DEVELOPMENT} is for tuning; training deals are {TRAINING}, which no match "
                              "deal equals: training/evaluation/seed_ranges.py)")
-    parser.add_argument("--workers", type=int, default=1, metavar="N",
-                        help="processes playing deals at once (default: %(default)s); the results are the same as with one, "
-                             "for search agents (pimc, ismcts) use one per core")
-    parser.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                        help="play the deals on Ray workers (needs whist-env[rllib]): a local Ray without ADDRESS, or the "
-                             "cluster at ADDRESS ('auto' on a cluster node, 'ray://HEAD:10001'); one actor per CPU, or "
-                             "--workers N of them; the results are the same as a serial run's")
+    _workers_and_ray(parser, "deals")
 
 
 def _default_store() -> str:
@@ -238,14 +243,6 @@ def configure_eval(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--bid-stats", action="store_true",
                         help="after the match table, print bidding statistics from the game records (exact bids in Romanian "
                              "Whist, contracts made in Bid Whist); records go to a temporary folder without --records")
-
-
-def _workers_and_ray(parser: argparse.ArgumentParser, unit: str) -> None:
-    parser.add_argument("--workers", type=int, default=1, metavar="N",
-                        help=f"processes playing {unit} at once (default: %(default)s); the results are the same as with one")
-    parser.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
-                        help=f"play the {unit} on Ray workers (needs whist-env[rllib]): a local Ray without ADDRESS, or the "
-                             "cluster at ADDRESS ('auto', 'ray://HEAD:10001'); the results are the same as a serial run's")
 
 
 def configure_teach(parser: argparse.ArgumentParser) -> None:

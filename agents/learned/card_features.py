@@ -97,7 +97,6 @@ class CardFeatures:
             joker_power = (39.0 + torch.tensor([1.0, 2.0], dtype=dtype, device=obs.device)) * has_trump
             power = torch.cat([power, joker_power], 1)
         in_trick = trick.sum(1)  # (B, C)
-        trick_power = (trick * power[:, None, :]).amax(-1)  # (B, N): the power of each seat's trick card (0: none)
         # a card of a suit that is neither led nor trump cannot win: power counts only led/trump cards
         counts = power >= 14.0 if c == 52 else torch.cat([power[:, :52] >= 14.0, power[:, 52:] > 0], 1)
         eff = torch.where(counts, power, torch.zeros_like(power))
@@ -107,7 +106,6 @@ class CardFeatures:
         # no card led yet: any card "wins now"; else it must beat the best led-suit or trump card
         wins = torch.where(started > 0, (eff > best).to(dtype), torch.ones_like(eff))
         winner_seat = torch.nn.functional.one_hot(trick_eff.argmax(-1), n).to(dtype) * started  # (B, N)
-        del trick_power
 
         own_above, own_below = above(h4) / 12.0, below(h4) / 12.0
         un_above, un_below = above(u4) / 12.0, below(u4) / 12.0

@@ -37,6 +37,12 @@ def bridge_like(game: Any) -> bool:
             and not ctx.must_trump and not ctx.super_mask)
 
 
+def dds_applies(game: Any) -> bool:
+    """Whether :func:`dds_card_values` can value ``game`` here: endplay is installed and the game
+    is :func:`bridge_like` (the trick objective aside: DDS only counts tricks won)."""
+    return _dds_solve_board is not None and bridge_like(game)
+
+
 def dds_card_values(game: Any) -> dict[int, int]:
     """DDS's value of every legal card of the seat to play (tricks its side takes from the
     current trick on); ``game`` must be :func:`bridge_like` and endplay installed (the reference

@@ -29,7 +29,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from training.learn.teach import load_shard, read_manifest
+from training.evaluation.bidding import json_ready
+from training.learn.teach import discounted_returns, load_shard, read_manifest
 from training.learn.warm_start import TeacherSamples, augment_tables, fit_samples, log_chunk
 
 
@@ -57,22 +58,15 @@ def epoch_blocks(shards: Sequence[Mapping[str, Any]], chunk: int, seed: int, epo
     return [[shards[int(i)] for i in order[k : k + per_block]] for k in range(0, len(shards), per_block)]
 
 
-def discounted_returns(reward: np.ndarray, seat: np.ndarray, episode: np.ndarray, gamma: float) -> np.ndarray:
-    """Per decision, its seat's rewards from it to the end of its episode, discounted by ``gamma``
-    per own decision: float32 ``(M,)``."""
-    out = np.zeros(len(reward), dtype=np.float64)
-    running: dict[tuple[int, int], float] = {}
-    for k in range(len(reward) - 1, -1, -1):
-        key = (int(episode[k]), int(seat[k]))
-        running[key] = float(reward[k]) + gamma * running.get(key, 0.0)
-        out[k] = running[key]
-    return out.astype(np.float32)
-
-
 def samples_of(folder: str | Path, shards: Sequence[Mapping[str, Any]], central_critic: bool, gamma: float,
                reward_scale: float, targets: str = "action", temperature: float = 1.0) -> TeacherSamples:
     """The decisions of ``shards`` as :class:`TeacherSamples` (module docstring's targets)."""
-    parts = [load_shard(folder, entry) for entry in shards]
+    keys = ["observation", "action_mask", "label", "reward", "seat", "episode", "episode_return"]
+    if central_critic:
+        keys.append("state")
+    if targets == "values":
+        keys.append("values")
+    parts = [load_shard(folder, entry, keys=keys) for entry in shards]
 
     def cat(key: str) -> np.ndarray:
         return np.concatenate([p[key] for p in parts])
@@ -121,7 +115,7 @@ def check_dataset(manifest: Mapping[str, Any], game: str, options: Mapping[str, 
     """Raise ``ValueError`` when the dataset is not of this game, its rule options or sizes."""
     if manifest["game"] != game:
         raise ValueError(f"{source} holds {manifest['game']} decisions, the config trains {game}")
-    differ = {k: (manifest["options"].get(k), v) for k, v in options.items() if manifest["options"].get(k) != _plain(v)}
+    differ = {k: (manifest["options"].get(k), v) for k, v in options.items() if manifest["options"].get(k) != json_ready(v)}
     if differ:
         raise ValueError(f"{source} was made under other rule options: "
                          + "; ".join(f"{k}: {a!r} there, {b!r} here" for k, (a, b) in differ.items()))
@@ -156,10 +150,6 @@ def check_dataset_of_config(config: Any) -> None:
 def _layout_key(shards: Sequence[Mapping[str, Any]], held: Sequence[Mapping[str, Any]]) -> str:
     """A short text naming the shards trained on and held out (checked when a warm start resumes)."""
     return f"train {[int(s['index']) for s in shards]} held {[int(s['index']) for s in held]}"
-
-
-def _plain(value: Any) -> Any:
-    return list(value) if isinstance(value, tuple) else value
 
 
 def run_dataset_warm_start(trainer: Any) -> None:
@@ -235,5 +225,5 @@ def dataset_blocks_total(trainer: Any) -> int:
     return ws.epochs * len(epoch_blocks(train, ws.chunk, trainer.config.seed, 0))
 
 
-__all__ = ["run_dataset_warm_start", "samples_of", "agreement", "epoch_blocks", "training_shards", "discounted_returns",
+__all__ = ["run_dataset_warm_start", "samples_of", "agreement", "epoch_blocks", "training_shards",
            "check_dataset", "dataset_blocks_total"]

@@ -64,7 +64,9 @@ import numpy as np
 
 from agents.learned.checkpoint import write_file_atomic
 from training.errors import CommandError, Interrupted
+from training.evaluation.bidding import json_ready
 from training.evaluation.seed_ranges import TRAINING
+from training.evaluation.store import file_sha256
 
 FORMAT = "whist-env-teacher-dataset"
 FORMAT_VERSION = 1
@@ -158,7 +160,6 @@ class ShardPlayer:
         first = first_deal_seed(spec.seed, shard, spec.episodes_per_shard)
         rows: dict[str, list] = {key: [] for key in ("observation", "action_mask", "state", "action", "label", "values",
                                                       "values_kind", "double_dummy", "reward", "seat", "episode")}
-        returns: list[float] = []
         num_actions = env.action_space(env.possible_agents[0]).n
         nan_row = np.full(num_actions, np.nan, dtype=np.float32)
         for j in range(spec.episodes_per_shard):
@@ -172,7 +173,6 @@ class ShardPlayer:
             env.reset(seed=deal_seed)
             seats = {a: i for i, a in enumerate(env.possible_agents)}
             last: dict[str, int] = {}  # agent -> row of its latest decision in this episode
-            start = len(rows["action"])
             for agent in env.agent_iter():
                 if env.terminations[agent] or env.truncations[agent]:
                     env.step(None)
@@ -204,7 +204,6 @@ class ShardPlayer:
                 for a, r in env.rewards.items():
                     if r and a in last:
                         rows["reward"][last[a]] += float(r)  # credited to the seat's latest decision
-            returns.extend(_episode_returns(rows["reward"][start:], rows["seat"][start:]))
         arrays = {
             "observation": np.asarray(rows["observation"], dtype=np.float32),
             "action_mask": np.asarray(rows["action_mask"], dtype=np.int8),
@@ -214,23 +213,26 @@ class ShardPlayer:
             "values": np.asarray(rows["values"], dtype=np.float32),
             "values_kind": np.asarray(rows["values_kind"], dtype=np.int8),
             "reward": np.asarray(rows["reward"], dtype=np.float32),
-            "episode_return": np.asarray(returns, dtype=np.float32),
             "seat": np.asarray(rows["seat"], dtype=np.int8),
             "episode": np.asarray(rows["episode"], dtype=np.int32),
         }
+        arrays["episode_return"] = discounted_returns(np.asarray(rows["reward"]), arrays["seat"], arrays["episode"], 1.0)
         if spec.double_dummy:
             arrays["double_dummy"] = np.asarray(rows["double_dummy"], dtype=np.float32)
         return arrays
 
 
-def _episode_returns(rewards: Sequence[float], seats: Sequence[int]) -> list[float]:
-    """Per decision, the sum of its seat's rewards from it to the end of the episode."""
-    out = [0.0] * len(rewards)
-    running: dict[int, float] = {}
-    for k in range(len(rewards) - 1, -1, -1):
-        running[seats[k]] = running.get(seats[k], 0.0) + rewards[k]
-        out[k] = running[seats[k]]
-    return out
+def discounted_returns(reward: np.ndarray, seat: np.ndarray, episode: np.ndarray, gamma: float) -> np.ndarray:
+    """Per decision, its seat's rewards from it to the end of its episode, discounted by ``gamma``
+    per own decision: float32 ``(M,)`` of ``reward``, ``seat`` and ``episode`` (each ``(M,)``, in
+    play order)."""
+    out = np.zeros(len(reward), dtype=np.float64)
+    running: dict[tuple[int, int], float] = {}
+    for k in range(len(reward) - 1, -1, -1):
+        key = (int(episode[k]), int(seat[k]))
+        running[key] = float(reward[k]) + gamma * running.get(key, 0.0)
+        out[k] = running[key]
+    return out.astype(np.float32)
 
 
 def _teacher_values(teacher: Any, nan_row: np.ndarray) -> tuple[np.ndarray, int]:
@@ -251,7 +253,7 @@ def double_dummy_values(env: Any, nan_row: np.ndarray) -> np.ndarray:
     docstring says there is no such value. Solved by DDS (endplay) where it applies and is
     installed (four seats in two partnerships, no jokers, natural ranking, many tricks wanted),
     else by :mod:`whist_env.engine.compiled_double_dummy`: the same values either way."""
-    from agents.search.solving import _dds_solve_board, bridge_like, card_values, dds_card_values
+    from agents.search.solving import card_values, dds_applies, dds_card_values
     from whist_env.rules.base import PLAY
 
     game = env.game
@@ -264,7 +266,7 @@ def double_dummy_values(env: Any, nan_row: np.ndarray) -> np.ndarray:
     out = nan_row.copy()
     # DDS where it applies (bridge's solver, about 100 times faster on a full hand; the tests hold
     # the project's solver equal to it), else the project's compiled solver
-    fast = objective > 0 and _dds_solve_board is not None and bridge_like(game)
+    fast = objective > 0 and dds_applies(game)
     values = dds_card_values(game) if fast else card_values(game, misere=objective < 0)
     for card, tricks in values.items():
         out[card] = objective * tricks
@@ -272,14 +274,6 @@ def double_dummy_values(env: Any, nan_row: np.ndarray) -> np.ndarray:
 
 
 # ------------------------------------------------------------------------------ the dataset folder
-def _sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def write_shard(path: Path, arrays: Mapping[str, np.ndarray]) -> str:
     """Write ``arrays`` to ``path`` as a compressed .npz, atomically; returns its sha256."""
     buffer = io.BytesIO()
@@ -310,20 +304,26 @@ def read_manifest(folder: str | Path) -> dict[str, Any]:
     return manifest
 
 
-def load_shard(folder: str | Path, entry: Mapping[str, Any], verify: bool = True) -> dict[str, np.ndarray]:
-    """The arrays of one shard of the manifest (``entry``), read without pickle.
+def load_shard(folder: str | Path, entry: Mapping[str, Any], verify: bool = True,
+               keys: Sequence[str] | None = None) -> dict[str, np.ndarray]:
+    """The arrays of one shard of the manifest (``entry``), read without pickle: all of them, or
+    only ``keys`` (the others are not decompressed).
 
     Raises:
-        ValueError: the file is missing, or (``verify``) its sha256 differs from the manifest's.
+        ValueError: the file is missing, (``verify``) its sha256 differs from the manifest's, or it
+            lacks one of ``keys``.
     """
     path = Path(folder) / str(entry["file"])
     if not path.is_file():
         raise ValueError(f"shard {path} is missing; rerun whist teach with the same arguments to make it again")
-    if verify and _sha256(path) != entry["sha256"]:
+    if verify and file_sha256(path) != entry["sha256"]:
         raise ValueError(f"shard {path} does not match its sha256 in the manifest (changed or damaged); delete it and "
                          "rerun whist teach with the same arguments to make it again")
     with np.load(path, allow_pickle=False) as data:
-        return {key: data[key] for key in data.files}
+        missing = [key for key in keys or () if key not in data.files]
+        if missing:
+            raise ValueError(f"shard {path} lacks {missing}")
+        return {key: data[key] for key in (data.files if keys is None else keys)}
 
 
 def _identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
@@ -359,7 +359,7 @@ def teach(spec: TeachSpec, decisions: int, out: str | Path, workers: int = 1, ra
     full_options = options_dict(env.game.options)
     agent0 = env.possible_agents[0]
     manifest: dict[str, Any] = {
-        "format": FORMAT, "format_version": FORMAT_VERSION, "game": spec.game, "options": _json_plain(full_options),
+        "format": FORMAT, "format_version": FORMAT_VERSION, "game": spec.game, "options": json_ready(full_options),
         "teacher": canonical_spec(spec.teacher, spec.game),
         "student": None if spec.student is None else canonical_spec(spec.student, spec.game),
         "label_share": float(spec.label_share), "double_dummy": bool(spec.double_dummy), "seed": int(spec.seed),
@@ -380,7 +380,7 @@ def teach(spec: TeachSpec, decisions: int, out: str | Path, workers: int = 1, ra
             raise ValueError(f"{folder} holds another teacher dataset ({'; '.join(diff)}); choose another --out")
         # a shard missing or changed on disk is made again (the same bytes: shards are deterministic)
         manifest["shards"] = [s for s in old.get("shards", [])
-                              if (folder / s["file"]).is_file() and _sha256(folder / s["file"]) == s["sha256"]]
+                              if (folder / s["file"]).is_file() and file_sha256(folder / s["file"]) == s["sha256"]]
         manifest["commit"], manifest["versions"] = old.get("commit"), old.get("versions")
         manifest["wall_seconds"] = float(old.get("wall_seconds") or 0.0)
     folder.mkdir(parents=True, exist_ok=True)
@@ -451,14 +451,6 @@ def _versions() -> dict[str, str]:
     return {"whist_env": str(whist_env.__version__), "numpy": np.__version__, "python": platform.python_version()}
 
 
-def _json_plain(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {str(k): _json_plain(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_plain(v) for v in value]
-    return value
-
-
 def run_teach(args: Any) -> int:
     """``whist teach``: make or resume a teacher dataset (:func:`teach`); prints its summary."""
     spec = TeachSpec(game=args.game, options=dict(args.option), teacher=args.teacher, student=args.student,
@@ -473,5 +465,5 @@ def run_teach(args: Any) -> int:
     return 0
 
 
-__all__ = ["TeachSpec", "ShardPlayer", "teach", "read_manifest", "load_shard", "double_dummy_values", "first_deal_seed",
+__all__ = ["TeachSpec", "ShardPlayer", "teach", "discounted_returns", "read_manifest", "load_shard", "double_dummy_values", "first_deal_seed",
            "run_teach"]

@@ -36,6 +36,7 @@ import torch
 
 from agents.learned.network import masked_log_probs
 from training.evaluation.seed_ranges import TRAINING
+from training.learn.teach import discounted_returns
 from whist_env.envs.policy_action import policy_action
 
 
@@ -98,6 +99,7 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
         env.reset(seed=TRAINING.draw(rng))  # teacher data is training data (seed_ranges)
         seats: dict[str, list[int]] = {a: [] for a in agents}  # sample indices of each seat's decisions
         rewards: list[float] = []
+        seat_ids: list[int] = []
         for agent in env.agent_iter():
             if env.terminations[agent] or env.truncations[agent]:
                 env.step(None)
@@ -108,6 +110,7 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
             else:
                 action = policy_action(teacher, env, agent, ob)
             seats[agent].append(len(rewards))
+            seat_ids.append(agents.index(agent))
             obs.append(ob["observation"])
             masks.append(ob["action_mask"])
             actions.append(action)
@@ -118,13 +121,7 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
             for a, r in env.rewards.items():
                 if r and seats[a]:
                     rewards[seats[a][-1]] += float(r) * reward_scale  # credited to the seat's last decision
-        episode_returns = [0.0] * len(rewards)
-        for idx in seats.values():
-            running = 0.0
-            for k in reversed(idx):
-                running = rewards[k] + gamma * running
-                episode_returns[k] = running
-        returns.extend(episode_returns)
+        returns.extend(discounted_returns(np.asarray(rewards), np.asarray(seat_ids), np.zeros(len(rewards)), gamma))
     obs_arr = np.stack(obs).astype(np.float32)
     return TeacherSamples(
         obs=obs_arr,
