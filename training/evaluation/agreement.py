@@ -18,8 +18,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+from scipy.stats import norm
 
 from training.errors import CommandError
+from training.evaluation.stats import CONFIDENCE
 from whist_env.envs.policy_action import policy_action
 
 
@@ -46,14 +48,15 @@ class Agreement:
         return self.agreed / self.decisions if self.decisions else float("nan")
 
     def interval(self) -> tuple[float, float]:
-        """95% interval of the share: the ratio estimator over deals (``(nan, nan)`` below two deals)."""
+        """95% interval (``stats.CONFIDENCE``) of the share: the ratio estimator over deals, normal
+        quantile (``(nan, nan)`` below two deals)."""
         k = len(self.per_deal)
         if k < 2 or not self.decisions:
             return float("nan"), float("nan")
         r = self.share
         mean_n = self.decisions / k
         var = sum((a - r * n) ** 2 for a, n in self.per_deal) / (k * (k - 1) * mean_n**2)
-        half = 1.959963984540054 * math.sqrt(var)
+        half = float(norm.ppf(0.5 + CONFIDENCE / 2)) * math.sqrt(var)
         return max(0.0, r - half), min(1.0, r + half)
 
 
