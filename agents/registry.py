@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.base import Policy
-from agents.heuristics import HEURISTICS
+from agents.heuristics import EXACT_OPEN_PLAY, HEURISTICS
 from agents.random_agent import RandomAgent
 
 #: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
@@ -70,12 +70,12 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
             raise ValueError(f"agent spec 'checkpoint:' needs a path, e.g. {_PATH_HINTS['checkpoint']}")
         from agents.learned.neural import NeuralAgent  # torch is heavy: import only when needed
 
-        return NeuralAgent.from_checkpoint(rest, game=game)
+        return play_time_agent(NeuralAgent.from_checkpoint(rest, game=game), game)
     if kind == "zoo":
         path = _check_zoo(spec, rest, game)
         from agents.learned.neural import NeuralAgent
 
-        return NeuralAgent.from_checkpoint(path, game=game, name=f"zoo:{game}")
+        return play_time_agent(NeuralAgent.from_checkpoint(path, game=game, name=f"zoo:{game}"), game)
     if kind == "pimc":
         from agents.search import PIMCAgent
 
@@ -182,6 +182,23 @@ def _search_options(cls: type, game: str, text: str) -> dict[str, str]:
                 value = float(value)
             out[name] = _number_text(value)
     return out
+
+
+def play_time_agent(agent: Policy, game: str) -> Policy:
+    """``agent`` as it plays: wrapped by the game's exact open-phase player
+    (:data:`agents.heuristics.EXACT_OPEN_PLAY`, German Whist once the stock is gone) where the
+    agent asks for it (``agent.exact_open_play``, from ``train.exact_open_play`` of its training
+    run), else ``agent`` itself.
+
+    Raises:
+        ValueError: the agent asks for it in a game without an open phase.
+    """
+    if not getattr(agent, "exact_open_play", False):
+        return agent
+    if game not in EXACT_OPEN_PLAY:
+        raise ValueError(f"{agent.name} asks for exact open play, but {game} has no open phase "
+                         f"(games with one: {sorted(EXACT_OPEN_PLAY)})")
+    return EXACT_OPEN_PLAY[game](agent)
 
 
 def _check_zoo(spec: str, rest: str, game: str) -> Path:

@@ -14,7 +14,9 @@ module             what it holds
 ``cutthroat``      Cutthroat Whist (§7): each for self, jokers
 =================  =====================================================================
 
-``HEURISTICS`` maps a game name to its player's class.
+``HEURISTICS`` maps a game name to its player's class; ``EXACT_OPEN_PLAY`` maps a game with an
+open phase (every card's place known: German Whist once the stock is gone) to the wrapper that
+plays that phase exactly and hands the rest to another policy.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from __future__ import annotations
 from agents.heuristics.bid_whist import BidWhistHeuristicAgent
 from agents.heuristics.classic import ClassicHeuristicAgent
 from agents.heuristics.cutthroat import CutthroatHeuristicAgent
-from agents.heuristics.german import GermanHeuristicAgent
+from agents.heuristics.german import ExactAfterStock, GermanHeuristicAgent
 from agents.heuristics.minnesota import MinnesotaHeuristicAgent
 from agents.heuristics.romanian import RomanianHeuristicAgent
 
@@ -36,8 +38,13 @@ HEURISTICS: dict[str, type] = {
     "bid_whist": BidWhistHeuristicAgent,
 }
 
+#: Game name -> wrapper ``(policy) -> policy`` that plays the game's open phase exactly.
+EXACT_OPEN_PLAY: dict[str, type] = {"german_whist": ExactAfterStock}
+
 __all__ = [
+    "EXACT_OPEN_PLAY",
     "HEURISTICS",
+    "ExactAfterStock",
     "BidWhistHeuristicAgent",
     "ClassicHeuristicAgent",
     "CutthroatHeuristicAgent",

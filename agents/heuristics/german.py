@@ -199,6 +199,43 @@ class GermanHeuristicAgent(HeuristicAgent):
         return lo
 
 
+class ExactAfterStock:
+    """Another policy in the stock phase (RULES.md §4.3), the exact count-out once the stock is
+    gone (§4.4), where every card's place is known and the game is open.
+
+    The phase-2 play is :class:`GermanHeuristicAgent`'s double-dummy search over both known hands
+    from the first card of phase 2 (``solve_from=13``), so it takes the most tricks against best
+    defence; a learned agent then learns, and is judged on, the stock phase only. Attributes the
+    wrapper lacks (``network``, ``trained_options``, ``check_fits``, ``reseed``, ...) are the
+    wrapped policy's.
+
+    Args:
+        policy: the stock-phase player: any agent with ``name`` and ``act(observation, info_state)``.
+    """
+
+    def __init__(self, policy: Any) -> None:
+        self.policy = policy
+        self.name = policy.name
+        self._exact = GermanHeuristicAgent(solve_from=13)
+
+    def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
+        """The wrapped policy's action in the stock phase, the exact one in phase 2.
+
+        Raises:
+            ValueError: ``info_state`` is missing (the phase and the hands are read from it).
+        """
+        if info_state is None:
+            raise ValueError("the exact phase-2 play needs info_state (raw_env.information_state(agent))")
+        if info_state.get("phase") == "play":
+            return self._exact.act(observation, info_state)
+        return self.policy.act(observation, info_state)
+
+    def __getattr__(self, name: str) -> Any:
+        if name == "policy":  # not set yet (e.g. while unpickling): no recursion
+            raise AttributeError(name)
+        return getattr(self.policy, name)
+
+
 # ---------------------------------------------------------------------------------- the solver
 # Positions are searched in a rank-compressed form: in each suit the cards still out (both hands)
 # are renumbered 2, 3, 4 ... from the bottom of the suit's 13 bits, keeping their order. Only the

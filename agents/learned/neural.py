@@ -29,10 +29,16 @@ class NeuralAgent:
         device: where the network runs.
         seed: seed of the sampling generator (``greedy=False``); ``None`` = nondeterministic.
         game: name of the game the network was trained for (informational).
+        trained_options: rule options of the training run (``None``: unknown).
+        exact_open_play: the run asks for its game's open phase to be played exactly, not by
+            the network (config ``train.exact_open_play``; German Whist once the stock is gone).
+            The network cannot do so itself: :func:`agents.registry.play_time_agent` wraps it.
     """
 
     def __init__(self, network: PolicyNet, name: str = "neural", greedy: bool = True, device: str | torch.device = "cpu",
-                 seed: int | None = None, game: str | None = None, trained_options: Mapping[str, Any] | None = None) -> None:
+                 seed: int | None = None, game: str | None = None, trained_options: Mapping[str, Any] | None = None,
+                 exact_open_play: bool = False) -> None:
+        self.exact_open_play = bool(exact_open_play)
         self.device = torch.device(device)
         #: rule options the network was trained with (from its checkpoint), or ``None``
         self.trained_options = dict(trained_options) if trained_options is not None else None
@@ -114,7 +120,12 @@ class NeuralAgent:
             run_name = (ckpt.get("extra") or {}).get("run_name") or ""
             name = f"ppo:{run_name or Path(path).stem}"
         return cls(net, name=name, greedy=greedy, device=device, seed=seed, game=ckpt["game"],
-                   trained_options=ckpt.get("options"))
+                   trained_options=ckpt.get("options"), exact_open_play=exact_open_play_of(ckpt))
+
+
+def exact_open_play_of(ckpt: Mapping[str, Any]) -> bool:
+    """Whether a loaded checkpoint dict's training config sets ``train.exact_open_play``."""
+    return bool(((ckpt.get("config") or {}).get("train") or {}).get("exact_open_play", False))
 
 
 def actor_from_checkpoint(ckpt: Mapping[str, Any]) -> PolicyNet:

@@ -132,6 +132,9 @@ class PPOConfig(_Strict):
     bid_coef: float = Field(1.0, ge=0, description="weight of the bid head's squared error")
     bid_prior: float = Field(-2.0, description="initial value of every bid (scaled points): pessimistic, so that greedy "
                                                "bidding keeps to bids already tried until exploration values the others")
+    exact_open_play: bool = Field(False, description="at play time (evaluation, the zoo) the game's open phase is played exactly, "
+                                                     "not by the network: German Whist once the stock is gone (RULES.md §4.4), "
+                                                     "where every card's place is known")
     checkpoint_interval: int = Field(10, ge=1, description="updates between checkpoints")
 
     @model_validator(mode="before")
@@ -263,6 +266,11 @@ class ExperimentConfig(_Strict):
             raise ValueError(f"options: {exc}") from exc
         if self.train.bid_head and not env.game.BIDDING_PHASES:
             raise ValueError(f"train.bid_head: {self.game} has no bidding phase")
+        if self.train.exact_open_play:
+            from agents.heuristics import EXACT_OPEN_PLAY
+
+            if self.game not in EXACT_OPEN_PLAY:
+                raise ValueError(f"train.exact_open_play: {self.game} has no open phase (games with one: {sorted(EXACT_OPEN_PLAY)})")
         if self.env.backend == "vector":
             self._check_vector_backend()
         return self

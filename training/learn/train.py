@@ -41,10 +41,12 @@ def make_evaluator(config: Any, opponents: dict[str, Any], num_deals: int, say: 
     [37.2, 45.8] (100 deals)``.
     """
     from agents.learned.neural import NeuralAgent
+    from agents.registry import play_time_agent
     from training.evaluation.match import evaluate_pair
 
     def evaluate(net: Any, step: int) -> dict[str, float]:
-        agent = NeuralAgent(net, name="ppo", greedy=True, device=next(net.parameters()).device, game=config.game)
+        agent = play_time_agent(NeuralAgent(net, name="ppo", greedy=True, device=next(net.parameters()).device, game=config.game,
+                                            exact_open_play=config.train.exact_open_play), config.game)
         out: dict[str, float] = {}
         for label, opponent in opponents.items():
             res = evaluate_pair(config.game, agent, opponent, num_deals, seed=config.eval.seed, options=config.options,
@@ -278,9 +280,11 @@ def run_train(args: Any) -> int:
     num_deals = config.eval.final_num_deals if args.eval_deals is None else args.eval_deals
     if num_deals > 0 and opponents:
         from agents.learned.neural import NeuralAgent
+        from agents.registry import play_time_agent
         from training.evaluation.match import evaluate_pair, format_table, save_results
 
-        agent = NeuralAgent.from_checkpoint(final, game=config.game, greedy=True, device="cpu", name=f"ppo:{run_dir.name}")
+        agent = play_time_agent(NeuralAgent.from_checkpoint(final, game=config.game, greedy=True, device="cpu",
+                                                            name=f"ppo:{run_dir.name}"), config.game)
         torch.set_num_threads(config.num_threads)
         try:
             results = [evaluate_pair(config.game, agent, opponent, num_deals, seed=config.eval.final_seed, options=config.options,

@@ -149,8 +149,8 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     import torch
 
     from agents.learned.checkpoint import load_checkpoint, make_checkpoint
-    from agents.learned.neural import NeuralAgent, actor_from_checkpoint
-    from agents.registry import make_agent
+    from agents.learned.neural import NeuralAgent, actor_from_checkpoint, exact_open_play_of
+    from agents.registry import make_agent, play_time_agent
     from training.evaluation.bidding import bidding_stats, json_ready
     from training.evaluation.match import evaluate_pair
     from whist_env.records import read_records
@@ -165,7 +165,8 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
         raise ValueError(f"--deals must be >= 0 (0: no evaluation table), got {deals}")
     check_destination(game, out_dir, deals, force)
     actor = actor_from_checkpoint(ckpt)
-    agent = NeuralAgent(actor, name=f"zoo:{game}", game=game, trained_options=options)
+    agent = play_time_agent(NeuralAgent(actor, name=f"zoo:{game}", game=game, trained_options=options,
+                                        exact_open_play=exact_open_play_of(ckpt)), game)
     results = []
     train_options = dict(config.get("options") or {})
     bidding: dict[str, Any] = {}
