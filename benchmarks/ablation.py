@@ -57,8 +57,8 @@ def run_variant(config_path: str, variant: str, seconds: float, deals: int, eval
     import yaml
     from torch.utils.tensorboard import SummaryWriter
 
-    from agents.registry import make_agent
     from agents.learned.neural import NeuralAgent
+    from agents.registry import make_agent
     from training.evaluation.match import evaluate_pair
     from training.learn.config import config_from_dict
     from training.learn.ppo import PPOTrainer

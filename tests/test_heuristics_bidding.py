@@ -7,10 +7,10 @@ import pytest
 from bidding_games_helpers import DECK_52, DECK_54, fill_hands, romanian_deck_texts
 
 from agents.heuristics import HEURISTICS
-from agents.registry import make_agent
 from agents.heuristics.bid_whist import BidWhistHeuristicAgent, notrump_tricks, rules_of, suit_contract_tricks
 from agents.heuristics.romanian import RomanianHeuristicAgent, estimate_tricks, nearest_allowed
 from agents.random_agent import RandomAgent
+from agents.registry import make_agent
 from whist_env import bid_whist_v0, romanian_whist_v0
 from whist_env.engine.cards import card_from_str
 

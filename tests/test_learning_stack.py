@@ -10,10 +10,10 @@ import pytest
 import torch
 
 import whist_env
-from agents.registry import make_agent
 from agents.learned.checkpoint import load_checkpoint
 from agents.learned.network import ActorCritic, PolicyNet
 from agents.learned.neural import NeuralAgent
+from agents.registry import make_agent
 from training.evaluation.seed_ranges import TRAINING
 from training.learn.config import ConfigError, config_from_dict
 from training.learn.ppo import LEARNER, PPOTrainer, SelfPlayCollector, build_batch

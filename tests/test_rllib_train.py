@@ -156,8 +156,8 @@ def test_rllib_agent_never_unpickles(trained_run, monkeypatch, tmp_path):
 
     import ray.cloudpickle
 
-    from agents.registry import make_agent
     from agents.learned.rllib import WEIGHTS_FILE
+    from agents.registry import make_agent
 
     run_dir, _ = trained_run
 
@@ -190,8 +190,8 @@ def test_rllib_agent_refuses_weights_that_do_not_fit(trained_run, tmp_path):
     import json
     import shutil
 
-    from agents.registry import make_agent
     from agents.learned.rllib import METADATA_FILE
+    from agents.registry import make_agent
 
     run_dir, _ = trained_run
     other = tmp_path / "other"

@@ -50,7 +50,8 @@ def replay(arrays, first_seed, visit=None):
     """Replay every episode of a shard from its deal seed with the stored actions; checks that
     each stored observation, mask and state is the one the environment shows, and returns the
     rewards credited to each seat's latest decision (recomputed) and each seat's total per episode.
-    ``visit(env, agent, row)`` is called at each decision before it is played."""
+    It checks the tricks each row's side took in the hand too. ``visit(env, agent, row)`` is
+    called at each decision before it is played."""
     env = raw_env()
     credited = np.zeros(len(arrays["action"]), dtype=np.float64)
     totals: dict[tuple[int, int], float] = {}
@@ -78,6 +79,10 @@ def replay(arrays, first_seed, visit=None):
                 if a in latest:
                     credited[latest[a]] += r
             row += 1
+        game = env.unwrapped.game  # one hand per episode: each row holds its side's tricks in it
+        per_side = [sum(t for s, t in enumerate(game.last_hand[1]) if game.side_of(s) == side) for side in (0, 1)]
+        rows = arrays["episode"] == j
+        assert np.array_equal(arrays["tricks"][rows], [per_side[game.side_of(int(s))] for s in arrays["seat"][rows]])
     assert row == len(arrays["action"])  # every stored decision, no more
     return credited, totals
 
@@ -106,11 +111,17 @@ def test_a_shard_holds_the_documented_arrays(heuristic_dataset):
         expected = {"observation": (np.float32, (m, d)), "action_mask": (np.int8, (m, a)), "state": (np.float32, (m, ds)),
                     "action": (np.int16, (m,)), "label": (np.int16, (m,)), "values": (np.float32, (m, a)),
                     "values_kind": (np.int8, (m,)), "reward": (np.float32, (m,)), "episode_return": (np.float32, (m,)),
-                    "seat": (np.int8, (m,)), "episode": (np.int32, (m,))}
+                    "seat": (np.int8, (m,)), "episode": (np.int32, (m,)), "tricks": (np.int8, (m,))}
         assert {k: (v.dtype, v.shape) for k, v in arrays.items()} == {k: (np.dtype(t), s) for k, (t, s) in expected.items()}
         assert np.array_equal(arrays["label"], arrays["action"])  # no student: the teacher's action is played
         assert np.isnan(arrays["values"]).all() and not arrays["values_kind"].any()  # the heuristic has no values
         assert np.array_equal(arrays["episode"], np.repeat([0, 1], HAND))
+        for episode in (0, 1):  # one hand per episode: every row holds its side's tricks, 13 in all
+            rows = arrays["episode"] == episode
+            seat, tricks = arrays["seat"][rows], arrays["tricks"][rows]
+            for side in (0, 1):
+                assert len(set(tricks[seat % 2 == side])) == 1
+            assert tricks[seat % 2 == 0][0] + tricks[seat % 2 == 1][0] == 13
     assert manifest["decisions"] == manifest["labelled"] == 4 * HAND
 
 

@@ -19,7 +19,7 @@ from torch import nn
 from agents.learned.card_features import CardFeatures
 
 #: State-dict entries of the actor (what plays): its MLP, the bid head, the suit tables.
-_ACTOR_KEYS = ("actor.", "bid.", "suit_observation", "suit_action", "suit_trump_at")
+_ACTOR_KEYS = ("actor.", "bid.", "bid_scores", "suit_observation", "suit_action", "suit_trump_at")
 
 #: Logit given to illegal actions: exp(MASKED_LOGIT - max) underflows to exactly 0 in float32,
 #: yet it stays finite, so ``0 * log p`` terms are 0 rather than NaN.
@@ -101,6 +101,12 @@ class PolicyNet(nn.Module):
     values (``bid_epsilon``, 0 for play: the best legal bid), elsewhere the softmax of the
     actor's logits.
 
+    With ``bid_scores`` as well the bid head is a **trick forecast** instead: it gives the
+    distribution of the tricks the bidder's side will take in the hand, ``P(t)`` for ``t`` in
+    ``0..T``, and every bid is valued from that one forecast by its expected score under the
+    rules, ``bid_scores @ P`` (the rules' ``bid_forecast_scores()``, in points). A bid's value is
+    then learned from every hand, not only from the hands on which that bid was made.
+
     Args:
         obs_size: D, length of the float32 observation vector.
         num_actions: A, size of the game's ``Discrete`` action space.
@@ -117,16 +123,21 @@ class PolicyNet(nn.Module):
         architecture: the actor's kind (:func:`architecture`): ``{"actor": "mlp"}`` (the
             default, ``None``) or ``{"actor": "cards", "card_width": E, "layout": {name: [start,
             stop]}, "num_players": N}`` (:class:`CardActor`; ``layout`` is the environment's
-            ``observation_layout()``). Stored in checkpoints.
+            ``observation_layout()``). Stored in checkpoints; a forecast bid head adds
+            ``"bid_outcomes": T + 1``.
+        bid_scores: float ``(A, T + 1)``, the points of each bid by the tricks taken: makes the
+            bid head a trick forecast (``None``: a value per bid, or the one the architecture
+            names, filled by ``load_state_dict``).
     Raises:
-        ValueError: ``hidden_sizes`` is empty, a bid feature lies outside ``[0, D)``, or the
-            architecture is unknown or incomplete.
+        ValueError: ``hidden_sizes`` is empty, a bid feature lies outside ``[0, D)``, the
+            architecture is unknown or incomplete, or ``bid_scores`` has the wrong shape or
+            comes without ``bid_features``.
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int] = (256, 256),
                  bid_features: Sequence[int] = (), bid_prior: float = 0.0,
                  suit_tables: Mapping[str, np.ndarray | torch.Tensor] | None = None,
-                 architecture: Mapping[str, Any] | None = None) -> None:
+                 architecture: Mapping[str, Any] | None = None, bid_scores: np.ndarray | torch.Tensor | None = None) -> None:
         super().__init__()
         if not hidden_sizes:
             raise ValueError("hidden_sizes must name at least one hidden layer")
@@ -139,6 +150,16 @@ class PolicyNet(nn.Module):
         #: exploration of the bid head: the share of bidding decisions made uniformly at random
         self.bid_epsilon = 0.0
         self.architecture = _plain_architecture(architecture)
+        if bid_scores is not None:
+            scores = torch.as_tensor(np.asarray(bid_scores), dtype=torch.float32)
+            if scores.ndim != 2 or scores.shape[0] != self.num_actions or scores.shape[1] < 2:
+                raise ValueError(f"bid_scores must have shape ({self.num_actions}, T + 1) with T >= 1, got {tuple(scores.shape)}")
+            self.architecture["bid_outcomes"] = int(scores.shape[1])
+        outcomes = int(self.architecture.get("bid_outcomes", 0))
+        if outcomes and not self.bid_features:
+            raise ValueError("a forecast bid head needs bid_features (the observation entries marking a bid)")
+        #: T + 1 of a forecast bid head (the tricks 0..T it forecasts), 0 for a value per bid
+        self.bid_outcomes = outcomes
         if self.architecture["actor"] == "cards":
             layout = {name: slice(int(a), int(b)) for name, (a, b) in self.architecture["layout"].items()}
             features = CardFeatures(layout, int(self.architecture["num_players"]))
@@ -146,9 +167,11 @@ class PolicyNet(nn.Module):
                                               int(self.architecture["card_width"]))
         else:
             self.actor = _mlp([self.obs_size, *self.hidden_sizes], self.num_actions, 0.01)
-        self.bid = _mlp([self.obs_size, *self.hidden_sizes], self.num_actions, 0.01) if self.bid_features else None
-        if self.bid is not None:
+        self.bid = _mlp([self.obs_size, *self.hidden_sizes], outcomes or self.num_actions, 0.01) if self.bid_features else None
+        if self.bid is not None and not outcomes:
             nn.init.constant_(self.bid[-1].bias, float(bid_prior))
+        if outcomes:
+            self.register_buffer("bid_scores", scores if bid_scores is not None else torch.zeros(self.num_actions, outcomes))
         self.register_buffer("_bid_index", torch.tensor(self.bid_features, dtype=torch.long), persistent=False)
         self.canonical_suits = suit_tables is not None
         if suit_tables is not None:  # stored with the weights: a loaded network relabels as it was trained
@@ -185,10 +208,33 @@ class PolicyNet(nn.Module):
         """
         if self.bid is None:
             raise ValueError("this network has no bid head (no bid_features)")
+        if self.bid_outcomes:
+            return self.bid_forecast(obs).exp() @ self.bid_scores.T
         if not self.canonical_suits:
             return self.bid(obs)
         row, obs = self._relabel(obs)
         return self.bid(obs).gather(1, self.suit_action_inverse[row])
+
+    def bid_forecast(self, obs: torch.Tensor) -> torch.Tensor:
+        """The forecast bid head's log-probabilities of the tricks ``0..T`` the bidder's side
+        will take: float32 ``(B, T + 1)``.
+
+        Raises:
+            ValueError: the bid head is not a forecast.
+        """
+        if not self.bid_outcomes:
+            raise ValueError("this network's bid head is not a trick forecast (no bid_scores)")
+        if self.canonical_suits:
+            _, obs = self._relabel(obs)
+        return torch.log_softmax(self.bid(obs), -1)
+
+    def _canonical_bid_values(self, obs: torch.Tensor, row: torch.Tensor | None) -> torch.Tensor:
+        """Bid values ``(B, A)`` of already relabelled observations, in the relabelled action
+        order (``row``: their rows of the suit tables, ``None`` without relabelling)."""
+        if not self.bid_outcomes:
+            return self.bid(obs)
+        values = torch.softmax(self.bid(obs), -1) @ self.bid_scores.T  # in the environment's action order
+        return values if row is None else values.gather(1, self.suit_action[row])
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """Masked logits: float32 ``(B, A)``; illegal entries (``mask == 0``) are :data:`MASKED_LOGIT`.
@@ -210,7 +256,8 @@ class PolicyNet(nn.Module):
             if rows.numel():
                 with torch.no_grad():
                     legal = mask.index_select(0, rows) != 0
-                    values = self.bid(obs.index_select(0, rows)).masked_fill(~legal, -math.inf)
+                    values = self._canonical_bid_values(obs.index_select(0, rows), None if row is None else row.index_select(0, rows))
+                    values = values.masked_fill(~legal, -math.inf)
                     best = nn.functional.one_hot(values.argmax(-1), self.num_actions).bool()
                     eps = float(self.bid_epsilon)
                     probs = eps * legal / legal.sum(-1, keepdim=True) + (1.0 - eps) * best
@@ -258,14 +305,14 @@ class ActorCritic(PolicyNet):
         num_actions: A, size of the game's ``Discrete`` action space.
         hidden_sizes: widths of the hidden layers of each trunk (tanh activations).
         critic_input_size: length of the critic's input (``None``: ``obs_size``).
-        bid_features, bid_prior: the bid head (see :class:`PolicyNet`).
+        bid_features, bid_prior, bid_scores: the bid head (see :class:`PolicyNet`).
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int] = (256, 256),
                  critic_input_size: int | None = None, bid_features: Sequence[int] = (), bid_prior: float = 0.0,
                  suit_tables: Mapping[str, np.ndarray | torch.Tensor] | None = None,
-                 architecture: Mapping[str, Any] | None = None) -> None:
-        super().__init__(obs_size, num_actions, hidden_sizes, bid_features, bid_prior, suit_tables, architecture)
+                 architecture: Mapping[str, Any] | None = None, bid_scores: np.ndarray | torch.Tensor | None = None) -> None:
+        super().__init__(obs_size, num_actions, hidden_sizes, bid_features, bid_prior, suit_tables, architecture, bid_scores)
         self.critic_input_size = int(obs_size if critic_input_size is None else critic_input_size)
         self.critic = _mlp([self.critic_input_size, *self.hidden_sizes], 1, 1.0)
         if suit_tables is not None:  # the critic relabels its input too: the state's table, or the observation's
@@ -324,6 +371,13 @@ def _plain_architecture(arch: Mapping[str, Any] | None) -> dict[str, Any]:
     """
     if arch is None:
         return {"actor": "mlp"}
+    out = _plain_actor(arch)
+    if int(arch.get("bid_outcomes", 0)):
+        out["bid_outcomes"] = int(arch["bid_outcomes"])
+    return out
+
+
+def _plain_actor(arch: Mapping[str, Any]) -> dict[str, Any]:
     actor = arch.get("actor")
     if actor == "mlp":
         return {"actor": "mlp"}

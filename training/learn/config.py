@@ -128,6 +128,9 @@ class PPOConfig(_Strict):
                                                      "trump is clubs (the other suits in order): one lesson serves every trump")
     bid_head: bool = Field(False, description="bids (the rules' BIDDING_PHASES) are chosen by a value per bid learned from "
                                               "Monte-Carlo returns (Deep Monte-Carlo), not by the policy gradient")
+    bid_forecast: bool = Field(False, description="the bid head forecasts the tricks the bidder's side will take and values every "
+                                                  "bid by its expected score under the rules (the rules' bid_forecast_scores); "
+                                                  "it learns from a teacher dataset's hands (warm_start.dataset), and PPO leaves it as it is")
     bid_epsilon: float = Field(0.1, ge=0, le=1, description="share of the learner's bids made uniformly at random (bid head)")
     bid_coef: float = Field(1.0, ge=0, description="weight of the bid head's squared error")
     bid_prior: float = Field(-2.0, description="initial value of every bid (scaled points): pessimistic, so that greedy "
@@ -181,9 +184,11 @@ class WarmStartConfig(_Strict):
                                                    "teacher, decisions and bid_explore are then unused")
     holdout_shards: int = Field(1, ge=0, description="with a dataset: its last shards, never trained on, on which the "
                                                      "agreement with the teacher is measured after every epoch")
-    targets: Literal["action", "values"] = Field("action", description="with a dataset: clone the teacher's action, or "
-                                                                       "the softmax of its per-action values at temperature "
-                                                                       "(where it has them; its action elsewhere)")
+    targets: Literal["action", "values", "double_dummy"] = Field(
+        "action", description="with a dataset: clone the teacher's action, or the softmax at temperature of the teacher's "
+                              "per-action values (values) or of each legal card's double-dummy value in the real deal "
+                              "(double_dummy, datasets made with --double-dummy), where the decision has them; the "
+                              "teacher's action elsewhere")
     temperature: float = Field(1.0, gt=0, description="temperature of the value targets (in the values' units)")
     anneal_lr: bool = Field(False, description="decay the warm start's learning rate linearly to 0 over its samples")
 
@@ -266,6 +271,13 @@ class ExperimentConfig(_Strict):
             raise ValueError(f"options: {exc}") from exc
         if self.train.bid_head and not env.game.BIDDING_PHASES:
             raise ValueError(f"train.bid_head: {self.game} has no bidding phase")
+        if self.train.bid_forecast:
+            if not self.train.bid_head:
+                raise ValueError("train.bid_forecast is a kind of bid head: set train.bid_head: true too")
+            if env.game.bid_forecast_scores() is None:
+                raise ValueError(f"train.bid_forecast: {self.game}'s bids are not valued by one trick count (no bid_forecast_scores)")
+            if self.warm_start is None or self.warm_start.dataset is None:
+                raise ValueError("train.bid_forecast learns from a teacher dataset's hands: set warm_start.dataset")
         if self.train.exact_open_play:
             from agents.heuristics import EXACT_OPEN_PLAY
 

@@ -12,9 +12,14 @@ equal to the teacher's, on labelled decisions with more than one legal action) i
 
 Targets:
 
-* the actor: the teacher's action (``targets: action``), or the softmax of the teacher's
-  per-action values at ``temperature`` where it has them (``targets: values``; pimc's means),
-  its action elsewhere; decisions the teacher did not label (DAgger) train only the critic;
+* the actor: the teacher's action (``targets: action``), or the softmax at ``temperature`` of
+  per-action values where the decision has them, the teacher's action elsewhere: the teacher's
+  own values (``targets: values``; pimc's means) or the double-dummy value of each legal card in
+  the real deal (``targets: double_dummy``, datasets made with ``--double-dummy``; its
+  expectation given the observation is PIMC's value under the hidden cards' real distribution);
+  decisions the teacher did not label (DAgger) train only the critic;
+* a forecast bid head (``train.bid_forecast``): the tricks the bidder's side took in the hand,
+  by cross-entropy;
 * the critic: the seat's return from the decision on (discounted by ``gamma`` per own decision,
   scaled by ``reward_scale``), read from the global state for a centralised critic.
 """
@@ -59,14 +64,25 @@ def epoch_blocks(shards: Sequence[Mapping[str, Any]], chunk: int, seed: int, epo
 
 
 def samples_of(folder: str | Path, shards: Sequence[Mapping[str, Any]], central_critic: bool, gamma: float,
-               reward_scale: float, targets: str = "action", temperature: float = 1.0) -> TeacherSamples:
-    """The decisions of ``shards`` as :class:`TeacherSamples` (module docstring's targets)."""
+               reward_scale: float, targets: str = "action", temperature: float = 1.0, outcomes: bool = False) -> TeacherSamples:
+    """The decisions of ``shards`` as :class:`TeacherSamples` (module docstring's targets);
+    ``outcomes``: read the tricks each decision's side took in its hand too (a forecast bid head).
+
+    Raises:
+        ValueError: ``outcomes`` on a dataset made before shards held the tricks taken.
+    """
     keys = ["observation", "action_mask", "label", "reward", "seat", "episode", "episode_return"]
     if central_critic:
         keys.append("state")
-    if targets == "values":
-        keys.append("values")
-    parts = [load_shard(folder, entry, keys=keys) for entry in shards]
+    if targets in ("values", "double_dummy"):
+        keys.append(targets)
+    if outcomes:
+        keys.append("tricks")
+    try:
+        parts = [load_shard(folder, entry, keys=keys) for entry in shards]
+    except KeyError as exc:
+        raise ValueError(f"{folder}: its shards lack {exc} (made by an earlier whist teach, or without --double-dummy "
+                         "for targets: double_dummy); make the dataset again") from None
 
     def cat(key: str) -> np.ndarray:
         return np.concatenate([p[key] for p in parts])
@@ -78,8 +94,8 @@ def samples_of(folder: str | Path, shards: Sequence[Mapping[str, Any]], central_
     else:  # episodes are numbered within a shard: keep them apart across shards
         returns = np.concatenate([discounted_returns(p["reward"], p["seat"], p["episode"], gamma) for p in parts])
     soft = None
-    if targets == "values":
-        values = cat("values")
+    if targets in ("values", "double_dummy"):
+        values = cat(targets)
         has = ~np.isnan(values).all(-1) & (label >= 0)
         soft = np.zeros(values.shape, dtype=np.float32)
         soft[np.arange(len(label))[label >= 0], label[label >= 0]] = 1.0
@@ -91,7 +107,7 @@ def samples_of(folder: str | Path, shards: Sequence[Mapping[str, Any]], central_
     obs = cat("observation")
     return TeacherSamples(obs=obs, masks=mask, actions=np.maximum(label, 0), critic_inputs=cat("state") if central_critic else obs,
                           returns=(returns * reward_scale).astype(np.float32), choices=(mask != 0).sum(-1).astype(np.int64),
-                          labelled=label >= 0, targets=soft)
+                          labelled=label >= 0, targets=soft, outcomes=cat("tricks").astype(np.int64) if outcomes else None)
 
 
 @torch.no_grad()
@@ -108,6 +124,56 @@ def agreement(net: Any, samples: TeacherSamples, device: str | torch.device = "c
         hits += int((logits.argmax(-1).cpu().numpy() == samples.actions[idx]).sum())
     net.train()
     return hits, len(keep)
+
+
+@torch.no_grad()
+def forecast_calibration(net: Any, samples: TeacherSamples, bins: int = 10, device: str | torch.device = "cpu") -> dict[str, Any]:
+    """How well ``net``'s forecast bid head predicts the tricks taken, on the bidding decisions
+    of ``samples`` (the held-out shards): ``decisions``; ``nll`` (nats per bid); the mean tricks
+    predicted and observed (``mean_predicted``, ``mean_observed``); and a reliability table,
+    ``table``: every (bid, trick count) pair binned by its predicted probability into ``bins``
+    equal bins, each row ``[bin low, bin high, pairs, mean predicted, observed frequency]`` (a
+    calibrated forecast has the last two equal).
+
+    Raises:
+        ValueError: the net has no forecast bid head, or ``samples`` no outcomes.
+    """
+    if not getattr(net, "bid_outcomes", 0) or samples.outcomes is None:
+        raise ValueError("forecast calibration needs a forecast bid head and the tricks taken")
+    net.eval()
+    logps, seen = [], []
+    for start in range(0, len(samples), 4096):
+        obs = torch.as_tensor(samples.obs[start : start + 4096], device=device)
+        keep = net.bidding(obs) & (torch.as_tensor(samples.outcomes[start : start + 4096], device=device) >= 0)
+        if bool(keep.any()):
+            logps.append(net.bid_forecast(obs[keep]).cpu())
+            seen.append(torch.as_tensor(samples.outcomes[start : start + 4096])[keep.cpu()])
+    net.train()
+    if not logps:
+        return {"decisions": 0, "nll": float("nan"), "mean_predicted": float("nan"), "mean_observed": float("nan"), "table": []}
+    logp, observed = torch.cat(logps), torch.cat(seen)
+    p = logp.exp().numpy()
+    hit = np.zeros_like(p)
+    hit[np.arange(len(observed)), observed.numpy()] = 1.0
+    counts = np.arange(p.shape[1])
+    which = np.minimum((p * bins).astype(np.int64), bins - 1).ravel()
+    table = []
+    for b in range(bins):
+        sel = which == b
+        if sel.any():
+            table.append([b / bins, (b + 1) / bins, int(sel.sum()), float(p.ravel()[sel].mean()), float(hit.ravel()[sel].mean())])
+    return {"decisions": int(len(observed)), "nll": float(-logp.gather(1, observed[:, None]).mean()),
+            "mean_predicted": float((p * counts).sum(-1).mean()), "mean_observed": float(observed.double().mean()),
+            "table": table}
+
+
+def format_forecast(calibration: Mapping[str, Any]) -> str:
+    """A :func:`forecast_calibration` result as text: one line of totals, then the reliability table."""
+    lines = [f"trick forecast on {calibration['decisions']:,} held-out bids: {calibration['nll']:.3f} nats a bid, "
+             f"mean tricks predicted {calibration['mean_predicted']:.3f}, observed {calibration['mean_observed']:.3f}",
+             "predicted P   pairs       mean predicted  observed"]
+    lines += [f"[{lo:.1f}, {hi:.1f})  {n:>10,}  {pred:>14.3f}  {obs:>8.3f}" for lo, hi, n, pred, obs in calibration["table"]]
+    return "\n".join(lines)
 
 
 def check_dataset(manifest: Mapping[str, Any], game: str, options: Mapping[str, Any], obs_size: int, state_size: int,
@@ -178,7 +244,7 @@ def run_dataset_warm_start(trainer: Any) -> None:
     total = ws.epochs * blocks_per_epoch
     optimizer = torch.optim.Adam(trainer.net.parameters(), lr=ws.lr, eps=1e-5)
     augment = augment_tables(trainer)
-    held_samples = samples_of(folder, held, cfg.central_critic, cfg.gamma, cfg.reward_scale) if held else None
+    held_samples = samples_of(folder, held, cfg.central_critic, cfg.gamma, cfg.reward_scale, outcomes=cfg.bid_forecast) if held else None
     bar = None
     if trainer.progress:
         from training.progress import progress_bar
@@ -190,7 +256,8 @@ def run_dataset_warm_start(trainer: Any) -> None:
             epoch, position = divmod(trainer.warm_blocks, blocks_per_epoch)
             block = epoch_blocks(train, ws.chunk, trainer.config.seed, epoch)[position]
             t0 = time.perf_counter()
-            samples = samples_of(folder, block, cfg.central_critic, cfg.gamma, cfg.reward_scale, ws.targets, ws.temperature)
+            samples = samples_of(folder, block, cfg.central_critic, cfg.gamma, cfg.reward_scale, ws.targets, ws.temperature,
+                                 outcomes=cfg.bid_forecast)
             lr_start = ws.lr * (1 - trainer.warm_blocks / total) if ws.anneal_lr else ws.lr
             lr_end = ws.lr * (1 - (trainer.warm_blocks + 1) / total) if ws.anneal_lr else None
             metrics = fit_samples(trainer.net, optimizer, samples, 1, ws.minibatch_size, trainer.generator, cfg.vf_coef,
@@ -204,6 +271,10 @@ def run_dataset_warm_start(trainer: Any) -> None:
                 if trainer.writer is not None:
                     trainer.writer.add_scalar("warm_start/holdout_agreement", metrics["holdout_agreement"], trainer.warm_decisions)
                 trainer.warm_agreement = metrics["holdout_agreement"]
+                if cfg.bid_forecast:
+                    trainer.warm_forecast = forecast_calibration(trainer.net, held_samples, device=trainer.device)
+                    if trainer.writer is not None:
+                        trainer.writer.add_scalar("warm_start/holdout_forecast_nll", trainer.warm_forecast["nll"], trainer.warm_decisions)
             trainer.save("latest.pt")
             if bar is not None:
                 bar.update(trainer.warm_blocks - bar.n)
@@ -216,6 +287,8 @@ def run_dataset_warm_start(trainer: Any) -> None:
             bar.close()
     if trainer.warm_blocks >= total:
         trainer.anchor = trainer.net.policy()
+        if trainer.warm_forecast is not None and trainer.progress:
+            print(format_forecast(trainer.warm_forecast))
 
 
 def dataset_blocks_total(trainer: Any) -> int:
@@ -225,5 +298,5 @@ def dataset_blocks_total(trainer: Any) -> int:
     return ws.epochs * len(epoch_blocks(train, ws.chunk, trainer.config.seed, 0))
 
 
-__all__ = ["run_dataset_warm_start", "samples_of", "agreement", "epoch_blocks", "training_shards",
+__all__ = ["run_dataset_warm_start", "samples_of", "agreement", "forecast_calibration", "format_forecast", "epoch_blocks", "training_shards",
            "check_dataset", "dataset_blocks_total"]

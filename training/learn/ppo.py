@@ -389,8 +389,9 @@ def ppo_update(net: ActorCritic, optimizer: torch.optim.Optimizer, batch: Batch,
             bid = net.bidding(obs)
             bid_loss = torch.zeros(())
             if bool(bid.any()):  # bids: regression of the chosen bid's value on its Monte-Carlo return
-                chosen = net.bid_values(obs[bid]).gather(1, actions[bid, None]).squeeze(1)
-                bid_loss = 0.5 * ((chosen - batch.mc_returns[idx][bid]) ** 2).mean()
+                if not net.bid_outcomes:  # a forecast bid head learns from the dataset's hands alone
+                    chosen = net.bid_values(obs[bid]).gather(1, actions[bid, None]).squeeze(1)
+                    bid_loss = 0.5 * ((chosen - batch.mc_returns[idx][bid]) ** 2).mean()
                 play = ~bid  # the policy terms below cover the card play (and every other decision)
                 idx, obs, masks, actions, logits = idx[play], obs[play], masks[play], actions[play], logits[play]
             loss = cfg.vf_coef * v_loss + cfg.bid_coef * bid_loss
@@ -507,8 +508,10 @@ class PPOTrainer:
         suit_tables = SuitSymmetry(probe).canonical_tables() if self.cfg.canonical_suits else None
         self.architecture = architecture(self.cfg.actor, probe.observation_layout(), len(probe.possible_agents),
                                          self.cfg.card_width)
+        bid_scores = probe.game.bid_forecast_scores() if self.cfg.bid_forecast else None
         self.net = ActorCritic(self.obs_size, self.num_actions, self.cfg.hidden_sizes, self.critic_input_size,
-                               self.bid_features, self.cfg.bid_prior, suit_tables, self.architecture).to(self.device)
+                               self.bid_features, self.cfg.bid_prior, suit_tables, self.architecture, bid_scores).to(self.device)
+        self.architecture = self.net.architecture  # with a forecast bid head: its outcome count too
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.cfg.lr, eps=1e-5)
         self.pool: list[tuple[int, PolicyNet]] = []
         #: the warm-start policy that the KL penalty pulls toward (None without a warm start)
@@ -518,6 +521,7 @@ class PPOTrainer:
         self.warm_seconds = 0.0  # wall time of the warm start so far, over every resumed session
         self.warm_layout: str | None = None  # the shards a dataset warm start trains on and holds out
         self.warm_agreement: float | None = None  # the last held-out agreement with the dataset's teacher
+        self.warm_forecast: dict[str, Any] | None = None  # the forecast bid head's held-out calibration (dataset.forecast_calibration)
         self.wall_seconds = 0.0  # training time so far, warm start included, over every resumed session
         self.commit = source_commit()  # of the code that began the run
         self.backend = config.env.backend
@@ -567,7 +571,7 @@ class PPOTrainer:
             extra={"pool_serials": [s for s, _ in self.pool], "run_name": self.config.run_name or "", "history": self.history,
                    "warm_decisions": self.warm_decisions, "warm_blocks": self.warm_blocks, "warm_seconds": self.warm_seconds,
                    "warm_layout": self.warm_layout,
-                   "warm_agreement": self.warm_agreement, "anchor": None if self.anchor is None else self.anchor.state_dict(),
+                   "warm_agreement": self.warm_agreement, "warm_forecast": self.warm_forecast, "anchor": None if self.anchor is None else self.anchor.state_dict(),
                    "wall_seconds": self.wall_seconds + self._session_seconds(), "commit": self.commit},
         )
 
@@ -615,6 +619,7 @@ class PPOTrainer:
         self.warm_seconds = float(extra.get("warm_seconds", 0.0))
         self.warm_layout = extra.get("warm_layout")
         self.warm_agreement = extra.get("warm_agreement")
+        self.warm_forecast = extra.get("warm_forecast")
         self.wall_seconds = float(extra.get("wall_seconds", 0.0))
         self.commit = extra.get("commit", self.commit)
         self.anchor = None if extra.get("anchor") is None else self._frozen(extra["anchor"])

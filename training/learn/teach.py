@@ -41,6 +41,8 @@ Each shard holds M decisions, in play order:
 * ``reward`` float32 ``(M,)``: the rewards the acting seat received after this decision and
   before its next one (raw game points); ``episode_return`` float32 ``(M,)``: the sum of its
   rewards from this decision to the end of the episode (undiscounted);
+* ``tricks`` int8 ``(M,)``: the tricks the acting seat's side took in the hand of this decision
+  (what a forecast bid head learns to predict, ``agents.learned.network``);
 * ``seat`` int8 ``(M,)`` and ``episode`` int32 ``(M,)`` (index within the shard).
 
 Shards are the unit of work and of resumption: each is written atomically once complete, then
@@ -159,7 +161,7 @@ class ShardPlayer:
         spec = self.spec
         first = first_deal_seed(spec.seed, shard, spec.episodes_per_shard)
         rows: dict[str, list] = {key: [] for key in ("observation", "action_mask", "state", "action", "label", "values",
-                                                      "values_kind", "double_dummy", "reward", "seat", "episode")}
+                                                      "values_kind", "double_dummy", "reward", "seat", "episode", "tricks")}
         num_actions = env.action_space(env.possible_agents[0]).n
         nan_row = np.full(num_actions, np.nan, dtype=np.float32)
         for j in range(spec.episodes_per_shard):
@@ -173,6 +175,7 @@ class ShardPlayer:
             env.reset(seed=deal_seed)
             seats = {a: i for i, a in enumerate(env.possible_agents)}
             last: dict[str, int] = {}  # agent -> row of its latest decision in this episode
+            hand_start, last_hand = len(rows["action"]), env.game.last_hand  # the rows of the hand under way
             for agent in env.agent_iter():
                 if env.terminations[agent] or env.truncations[agent]:
                     env.step(None)
@@ -204,6 +207,13 @@ class ShardPlayer:
                 for a, r in env.rewards.items():
                     if r and a in last:
                         rows["reward"][last[a]] += float(r)  # credited to the seat's latest decision
+                if env.game.last_hand is not last_hand:  # a hand was scored: its rows learn their side's tricks
+                    last_hand = env.game.last_hand
+                    side_tricks = _side_tricks(env.game, last_hand[1])
+                    for row in range(hand_start, len(rows["action"])):
+                        rows["tricks"].append(side_tricks[env.game.side_of(rows["seat"][row])])
+                    hand_start = len(rows["action"])
+            rows["tricks"].extend([-1] * (len(rows["action"]) - len(rows["tricks"])))  # a hand cut off by the episode's end
         arrays = {
             "observation": np.asarray(rows["observation"], dtype=np.float32),
             "action_mask": np.asarray(rows["action_mask"], dtype=np.int8),
@@ -215,11 +225,20 @@ class ShardPlayer:
             "reward": np.asarray(rows["reward"], dtype=np.float32),
             "seat": np.asarray(rows["seat"], dtype=np.int8),
             "episode": np.asarray(rows["episode"], dtype=np.int32),
+            "tricks": np.asarray(rows["tricks"], dtype=np.int8),
         }
         arrays["episode_return"] = discounted_returns(np.asarray(rows["reward"]), arrays["seat"], arrays["episode"], 1.0)
         if spec.double_dummy:
             arrays["double_dummy"] = np.asarray(rows["double_dummy"], dtype=np.float32)
         return arrays
+
+
+def _side_tricks(game: Any, tricks_won: Sequence[int]) -> list[int]:
+    """Tricks per side of a finished hand from its tricks per seat (``game.last_hand[1]``)."""
+    out = [0] * game.num_sides
+    for seat, t in enumerate(tricks_won):
+        out[game.side_of(seat)] += int(t)
+    return out
 
 
 def discounted_returns(reward: np.ndarray, seat: np.ndarray, episode: np.ndarray, gamma: float) -> np.ndarray:

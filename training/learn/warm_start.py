@@ -49,7 +49,8 @@ class TeacherSamples:
     the critic is centralised), returns float32 ``(M,)``, choices int64 ``(M,)`` (number of legal
     actions); optional: labelled bool ``(M,)`` (the decisions the teacher labelled; ``None``:
     all), targets float32 ``(M, A)`` (soft policy targets, rows summing to 1; ``None``: the
-    actions).
+    actions), outcomes int64 ``(M,)`` (the tricks the deciding side took in the hand, -1
+    unknown: a forecast bid head's targets; ``None``: none).
     """
 
     obs: np.ndarray
@@ -60,6 +61,7 @@ class TeacherSamples:
     choices: np.ndarray
     labelled: np.ndarray | None = None
     targets: np.ndarray | None = None
+    outcomes: np.ndarray | None = None
 
     def __len__(self) -> int:
         return int(self.actions.shape[0])
@@ -145,7 +147,8 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
         generator: shuffles the minibatches.
         vf_coef: weight of the value loss.
         bid_coef: weight of the bid head's loss (with a bid head, bidding decisions are not
-            cloned: the value of the bid taken regresses on the return).
+            cloned: the value of the bid taken regresses on the return; a forecast bid head
+            learns the tricks taken, ``samples.outcomes``, by cross-entropy).
         augment: suit augmentation: gather tables of the allowed suit permutations
             (:meth:`whist_env.envs.symmetry.SuitSymmetry.tables` as int64 tensors, ``state``
             read for a centralised critic); each sample of each minibatch is relabelled by one of
@@ -165,6 +168,10 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
     labelled = torch.ones(m, dtype=torch.bool, device=device) if samples.labelled is None else \
         torch.as_tensor(samples.labelled, device=device)
     targets = None if samples.targets is None else torch.as_tensor(samples.targets, device=device)
+    forecast = bool(getattr(net, "bid_outcomes", 0))
+    if forecast and samples.outcomes is None:
+        raise ValueError("a forecast bid head needs the tricks taken of every decision (samples.outcomes)")
+    outcomes = None if samples.outcomes is None else torch.as_tensor(samples.outcomes, device=device)
     lr_at = None if lr_end is None else (lambda k: lr_start + (lr_end - lr_start) * k / max(epochs * math.ceil(m / minibatch_size), 1))
     step = 0
     sums = {"policy_loss": 0.0, "value_loss": 0.0, "bid_loss": 0.0}
@@ -198,7 +205,11 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
             policy_loss = -chosen_logp.mean() if len(chosen_logp) else torch.zeros(())
             value_loss = 0.5 * ((net.value(mb_critic) - returns[idx]) ** 2).mean()
             bid_loss = torch.zeros(())
-            if bool(bid.any()):
+            if bool(bid.any()) and forecast:
+                known = bid & (outcomes[idx] >= 0)
+                if bool(known.any()):
+                    bid_loss = -net.bid_forecast(mb_obs[known]).gather(1, outcomes[idx][known, None]).mean()
+            elif bool(bid.any()):
                 bid_values = net.bid_values(mb_obs[bid]).gather(1, mb_actions[bid, None]).squeeze(1)
                 bid_loss = 0.5 * ((bid_values - returns[idx][bid]) ** 2).mean()
             optimizer.zero_grad()

@@ -194,6 +194,7 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
         "warm_start_decisions": int(extra.get("warm_decisions", 0)),
         "teacher": teacher_record(config),
         "warm_start_seconds": extra.get("warm_seconds"),
+        "forecast_calibration": extra.get("warm_forecast"),
         "wall_seconds": extra.get("wall_seconds"),
         "versions": ckpt.get("versions"),
         "evaluation": {"deals_per_opponent": deals, "seed": seed, "options": train_options, "duplicate": True,

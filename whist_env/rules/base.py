@@ -714,6 +714,15 @@ class TrickTakingGame:
             out[self.side_of(s)] += t
         return out
 
+    def bid_forecast_scores(self) -> np.ndarray | None:
+        """How a bid scores by the tricks its bidder's side then takes, where one trick count
+        values every bid: float64 ``(A, T + 1)``, entry ``[a, t]`` the points of bid action ``a``
+        when the side takes ``t`` tricks of the hand (0 for actions that are not bids), or
+        ``None`` where no such table exists (the default). A forecast of the side's tricks then
+        values every bid at once: ``scores @ P(t)`` (the learned actor's forecast bid head,
+        ``agents.learned.network``)."""
+        return None
+
     def trick_objective(self, seat: int) -> int:
         """What ``seat``'s side wants of this hand's tricks, as far as the contract is public:
         ``1`` as many as it can take, ``-1`` as few (misère), ``0`` neither (an exact bid). What

@@ -9,6 +9,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
+
 from whist_env.engine.cards import NUM_RANKS, card_from_str, card_to_str, mask_of, suit_of
 from whist_env.engine.dealing import deal_round_robin, shuffled_deck
 from whist_env.engine.tricks import natural_context
@@ -339,6 +341,16 @@ class RomanianWhist(TrickTakingGame):
         """The points of exact bids on every deal of the schedule (``5 + k`` each, RULES.md §5.7),
         streak bonuses left out: the scale of a game's scores (there is no target score)."""
         return float(sum(5 + k for k in self.schedule))
+
+    def bid_forecast_scores(self) -> np.ndarray:
+        """Entry ``[bid:b, t]`` is :func:`deal_points` ``(b, t)`` (RULES.md §5.7: ``5 + t`` if
+        exact, else ``−|t − b|``), for ``b, t`` in 0..``MAX_BID``; streak bonuses are left out.
+        Bids above the deal's size and the dealer's forbidden bid (the hook rule, §5.5) are
+        illegal, so the action mask removes them."""
+        out = np.zeros((self.num_actions, MAX_BID + 1))
+        for b in range(MAX_BID + 1):
+            out[BID_BASE + b] = [deal_points(b, t) for t in range(MAX_BID + 1)]
+        return out
 
     def trick_objective(self, seat: int) -> int:
         """An exact bid (RULES.md §5): neither more nor fewer tricks is better in itself."""
