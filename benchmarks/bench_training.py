@@ -2,13 +2,14 @@
 
 For each setup it builds a :class:`training.learn.ppo.PPOTrainer` (no files, no evaluation),
 trains one warm-up update, then ``--updates`` measured updates, and prints environment steps
-(decisions of every seat) per second with the split of the time: the environments (observe,
+(decisions of every seat) per CPU-second of the process (``time.process_time``: another process on
+the machine does not lower it) and per wall-second, with the split of the wall time: the environments (observe,
 step, state), choosing actions (networks, sampling, fixed agents), the rest of the rollout
 (bookkeeping, GAE, the batch) and the PPO update; the steps/s of the rollouts alone (``collect/s``);
 and the ratio to the first setup. With
 ``--rounds R`` the setups are measured R times in turn (each round a fresh measurement of every
 setup) and the best round of each is printed, which is what a loaded machine needs. One torch
-thread, CPU.
+thread, CPU; ``--help`` lists the options.
 
 Setups (the ``train`` and ``env`` sections of a config, with overrides):
 
@@ -20,6 +21,10 @@ Setups (the ``train`` and ``env`` sections of a config, with overrides):
   steps and every game starts at once, so with fewer than 52 steps per rollout the episodes end
   together in some updates and none in others: measure a whole number of hands (``--updates 13``
   covers 4 hands at 16 steps per rollout, 8 at 32);
+* ``vector-64x32-epochs2``, ``-mb1024``, ``-mb2048``, ``-width64``: ``vector-64x32`` with one
+  setting of the PPO update changed (2 update epochs, minibatches of 1,024 or 2,048 samples,
+  hidden layers of 64): what each buys in steps per CPU-second (a faster setting counts only
+  if it loses no strength at equal steps);
 * ``strong-selfplay``: ``configs/classic_strong.yaml`` with its heuristic share given to self-play
   (64 envs, 2 epochs of 1024, centralised critic): the cost of the learner's own machinery;
   ``strong-selfplay-vector``: the same on the batched engine;
@@ -46,6 +51,11 @@ SETUPS = {
     "vector-32x64": ("configs/classic_default.yaml", {"num_envs": 32, "rollout_steps": 64}, {"backend": "vector"}),
     "vector-64x32": ("configs/classic_default.yaml", {"num_envs": 64, "rollout_steps": 32}, {"backend": "vector"}),
     "vector-128x16": ("configs/classic_default.yaml", {"num_envs": 128, "rollout_steps": 16}, {"backend": "vector"}),
+    # the PPO update's settings at 64 games of the batched engine (2,048 steps per update)
+    "vector-64x32-epochs2": ("configs/classic_default.yaml", {"num_envs": 64, "rollout_steps": 32, "update_epochs": 2}, {"backend": "vector"}),
+    "vector-64x32-mb1024": ("configs/classic_default.yaml", {"num_envs": 64, "rollout_steps": 32, "minibatch_size": 1024}, {"backend": "vector"}),
+    "vector-64x32-mb2048": ("configs/classic_default.yaml", {"num_envs": 64, "rollout_steps": 32, "minibatch_size": 2048}, {"backend": "vector"}),
+    "vector-64x32-width64": ("configs/classic_default.yaml", {"num_envs": 64, "rollout_steps": 32, "hidden_sizes": [64, 64]}, {"backend": "vector"}),
     "strong-selfplay": ("configs/classic_strong.yaml", {"opponents": {"pool": 0.2}}, {}),
     "strong-selfplay-vector": ("configs/classic_strong.yaml", {"opponents": {"pool": 0.2}}, {"backend": "vector"}),
     "strong": ("configs/classic_strong.yaml", {}, {}),
@@ -66,14 +76,15 @@ def measure(path: str, overrides: dict, env: dict, updates: int) -> tuple[float,
     trainer = PPOTrainer(config_from_dict(data, source=path))
     per_update = trainer.cfg.num_envs * trainer.cfg.rollout_steps
     trainer.train(total_steps=per_update)  # warm-up: first episodes, allocations
-    start, first = time.perf_counter(), len(trainer.history)
+    start, cpu, first = time.perf_counter(), time.process_time(), len(trainer.history)
     trainer.train(total_steps=per_update * (updates + 1))
-    seconds = time.perf_counter() - start
+    seconds, cpu_seconds = time.perf_counter() - start, time.process_time() - cpu
     hist = trainer.history[first:]
     parts = {key: sum(h[f"{key}_seconds"] for h in hist) for key in ("env", "inference", "rollout", "update")}
     rollout = parts.pop("rollout")
     parts["other"] = rollout - parts["env"] - parts["inference"]
-    return per_update * updates / seconds, {**{k: v / seconds for k, v in parts.items()}, "collect": per_update * updates / rollout}
+    return per_update * updates / cpu_seconds, {**{k: v / seconds for k, v in parts.items()}, "collect": per_update * updates / rollout,
+                                                "wall": per_update * updates / seconds}
 
 
 def main() -> None:
@@ -89,15 +100,16 @@ def main() -> None:
             path, overrides, env = SETUPS[name]
             sps, parts = measure(path, overrides, env, args.updates)
             if args.rounds > 1:
-                print(f"round {r + 1}: {name} {sps:,.0f} steps/s", flush=True)
+                print(f"round {r + 1}: {name} {sps:,.0f} steps/CPU-s", flush=True)
             if name not in best or sps > best[name][0]:
                 best[name] = (sps, parts)
-    print(f"{'setup':<24} {'steps/s':>9} {'env':>6} {'infer':>6} {'other':>6} {'update':>6} {'collect/s':>10}   ratio")
+    print(f"{'setup':<24} {'steps/CPU-s':>11} {'steps/s':>9} {'env':>6} {'infer':>6} {'other':>6} {'update':>6} {'collect/s':>10}   ratio (CPU)")
     reference = best[args.setups[0]][0]
     for name in args.setups:
         sps, parts = best[name]
         shares = " ".join(f"{100 * parts[k]:5.0f}%" for k in PARTS)
-        print(f"{name:<24} {sps:>9,.0f} {shares} {parts['collect']:>10,.0f}   {sps / reference:.2f}x {args.setups[0]}", flush=True)
+        print(f"{name:<24} {sps:>11,.0f} {parts['wall']:>9,.0f} {shares} {parts['collect']:>10,.0f}   {sps / reference:.2f}x {args.setups[0]}",
+              flush=True)
 
 
 if __name__ == "__main__":

@@ -92,12 +92,14 @@ class SpyEnv:
         self.last_state = self.env.state().clone()
         return self.last_state
 
-    def step(self, actions):
+    def step(self, actions, out=None):
+        """The engine's step, into the collector's buffer ``out``: the log keeps copies of what it
+        handed out then, so a buffer the collector wrote again too early would show."""
         obs, mask, seat = self.out
         collector = self.collector_ref[0]
         entry = {"obs": obs, "mask": mask, "seat": seat, "action": actions.clone(), "own": collector._own.clone(),
                  "state": getattr(self, "last_state", None)}
-        out = self.env.step(actions)
+        out = self.env.step(actions, out=out)
         entry["rewards"], entry["done"] = out[3].clone(), out[4].clone()
         self.log.append(entry)
         self.out = [x.clone() for x in out[:3]]

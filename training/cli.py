@@ -448,6 +448,10 @@ def main(argv: list[str] | None = None) -> int:
     """Entry point of the ``whist`` console script; returns the process exit status."""
     argv = sys.argv[1:] if argv is None else list(argv)
     command = next((a for a in argv if not a.startswith("-")), None)
+    # torch's CPU allocator backs tensors of 2 MB and more with transparent huge pages: a large
+    # fresh tensor (a batch's observation) then costs a few page faults instead of thousands,
+    # read by torch at its first large allocation; the user's own setting wins
+    os.environ.setdefault("THP_MEM_ALLOC_ENABLE", "1")
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops a command as Ctrl-C does
     try:

@@ -9,8 +9,11 @@ handful of batched tensor operations on the training device:
 * one forward pass of the learner over all B games (logits, and the value of its observation or,
   with ``central_critic``, of the global ``state()``), one forward pass per opponent network over
   the games where that opponent is to act, and one sampling call for every game;
-* ``step`` of every game at once; the rewards it pays every seat on the step that ends a hand and
-  the games whose episode ended (they come back already reset, and draw their next line-up).
+* ``step`` of every game at once, writing the next observations into a buffer of the rollout
+  (``env.step(actions, out=...)``: the buffers of steps that left the rollout are written again,
+  so a warm collector allocates no observation tensor); the rewards it pays every seat on the
+  step that ends a hand and the games whose episode ended (they come back already reset, and
+  draw their next line-up).
 
 Line-ups are drawn per episode as on the AEC backend: with the share ``mix[label]`` of episodes
 the learner plays one side (that of a uniformly drawn seat) against the opponent ``label``
@@ -150,6 +153,8 @@ class VectorSelfPlayCollector:
         #: opponents' rows, the updates at an episode's end); elsewhere every op covers the batch
         self._sparse = self.device.type == "cpu"
         self._steps: list[dict[str, Any]] = []
+        #: observation buffers of steps that left the buffer, written again by ``env.step(out=)``
+        self._free: list[torch.Tensor] = []
         self._started = False
         self.steps_done = 0
         self.last_index: tuple[torch.Tensor, torch.Tensor] | None = None
@@ -169,6 +174,7 @@ class VectorSelfPlayCollector:
         self.returns = torch.zeros((self.num_envs, self.num_players), dtype=torch.float64, device=self.device)
         self.lengths = torch.zeros(self.num_envs, dtype=torch.int64, device=self.device)
         self.episode_start = torch.zeros(self.num_envs, dtype=torch.int64, device=self.device)
+        self._release(self._steps)
         self._steps = []
         self._started = True
         #: steps taken since :meth:`reset_all`
@@ -262,7 +268,7 @@ class VectorSelfPlayCollector:
             if state is not None:
                 step["state"] = state
             timer.lap("inference")
-            obs, mask, seat, rewards, done = env.step(actions)
+            obs, mask, seat, rewards, done = env.step(actions, out=self._free.pop() if self._free else None)
             timer.lap("env")
             self.returns = self.returns + rewards
             self.lengths = self.lengths + 1
@@ -354,9 +360,16 @@ class VectorSelfPlayCollector:
             step["learner"] = step["learner"] & ~take[t]
         start = int(self.episode_start.min())
         if start:
+            self._release(steps[:start])
             del steps[:start]
             self.episode_start = self.episode_start - start
         return batch
+
+    def _release(self, steps: Sequence[dict[str, Any]]) -> None:
+        """The observation buffers of ``steps``, which leave the buffer, go back to the free list:
+        the next steps write their observations there (``env.step(out=)``), so a warm collector
+        allocates no observation tensor. The batch holds copies, never these buffers."""
+        self._free.extend(step["obs"] for step in steps)
 
     def _stats(self, steps: Sequence[dict[str, torch.Tensor]]) -> RolloutStats:
         """The episodes that ended in ``steps``: the learner's mean return per episode (raw

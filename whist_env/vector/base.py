@@ -157,17 +157,25 @@ class BlockUnpacker:
         self._second_shift = torch.where(spills, end - start, 0)
         self._low = (1 << w) - 1
 
-    def unpack(self, blocks: torch.Tensor) -> torch.Tensor:
+    def unpack(self, blocks: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
         """``float32 [B, L]`` 0/1 bits of ``blocks`` (``int64 [B, number of blocks]``, no bit set at
-        or above its block's width), block after block, lowest bit first."""
+        or above its block's width), block after block, lowest bit first; written into ``out``
+        (contiguous ``float32 [B, L]``) when given, with no tensor of ``B * L`` floats allocated."""
         flat = torch.cat([blocks.reshape(-1), blocks.new_zeros(1)])
         first = torch.bitwise_right_shift(flat.index_select(0, self._first), self._first_shift)
         second = torch.bitwise_left_shift(flat.index_select(0, self._second), self._second_shift)
         chunks = (first | second) & self._low
-        w = self.table.width
-        out = torch.empty(self.num_chunks * w, dtype=torch.float32, device=blocks.device)
-        torch.index_select(self.table.floats, 0, chunks, out=out.view(-1, w))
-        return out[: self.num_rows * self.row_size].view(self.num_rows, self.row_size)
+        w, total = self.table.width, self.num_rows * self.row_size
+        if out is None:
+            padded = torch.empty(self.num_chunks * w, dtype=torch.float32, device=blocks.device)
+            torch.index_select(self.table.floats, 0, chunks, out=padded.view(-1, w))
+            return padded[:total].view(self.num_rows, self.row_size)
+        flat_out = out.view(-1)
+        whole = total // w  # the chunks that end inside the rows, straight into out; then the last one's head
+        torch.index_select(self.table.floats, 0, chunks[:whole], out=flat_out[: whole * w].view(-1, w))
+        if whole < self.num_chunks:
+            flat_out[whole * w :] = self.table.floats[chunks[whole], : total - whole * w]
+        return out
 
 
 class TrickTables:
@@ -197,6 +205,22 @@ class TrickTables:
         self.super_mask = tensor([c.super_mask for c in contexts])
         self.any_must_trump = bool(self.must_trump.any())
         self.any_super = bool((self.super_mask != 0).any())
+        # every card's claim on a trick, by context, led suit (4: none led) and card id (54: no
+        # card), flattened: the highest-powered super card, else the highest trump, else the
+        # highest card of the led suit wins (a power is below 1000 in every game)
+        k, cards = len(contexts), self.eff_suit.shape[1]
+        power, eff = self.power[:, None, :], self.eff_suit[:, None, :]
+        led = torch.tensor([0, 1, 2, 3, NO_SUIT], device=device)[None, :, None]  # led index 4: none (a suitless card matches it, as before a suited card is led)
+        trump = self.trump[:, None, None]
+        key = torch.where(eff == led, 1000 + power, -1)
+        key = torch.where((eff == trump) & (trump >= 0), 2000 + power, key)
+        is_super = (torch.bitwise_right_shift(self.super_mask[:, None, None], torch.arange(cards, device=device)) & 1).bool()
+        key = torch.where(is_super, 3000 + power, key).expand(k, 5, cards)
+        #: ``int64 [K * 5 * 55]``: entry ``(context * 5 + led) * 55 + card`` ranks ``card`` in a trick
+        #: of that context and led suit (4: none), card 54 standing for no card (-2)
+        self.trick_key = torch.cat([key, torch.full((k, 5, 1), -2, dtype=torch.int64, device=device)], dim=2).reshape(-1).contiguous()
+        if cards != 54:
+            raise ValueError(f"trick tables need 54 card ids, got {cards}")
 
 
 class VectorWhistEnv:
@@ -345,13 +369,33 @@ class VectorWhistEnv:
         start their next hand or episode; return ``done`` (``bool [B]``)."""
         raise NotImplementedError
 
-    def observe(self) -> torch.Tensor:
-        """Observation of the player to act in every game: ``float32 [B, D]``. A variant's
-        implementation first calls ``self._require_reset("observe")``.
+    def observe(self, out: torch.Tensor | None = None) -> torch.Tensor:
+        """Observation of the player to act in every game: ``float32 [B, D]``, written into
+        ``out`` when given (a contiguous ``float32 [B, D]`` tensor on the engine's device; it is
+        returned), else a new tensor.
 
         Raises:
-            RuntimeError: called before :meth:`reset`."""
+            RuntimeError: called before :meth:`reset`.
+            ValueError: ``out`` is not such a tensor."""
+        self._require_reset("observe")
+        self._check_out(out)
+        return self._observe(out)
+
+    def _observe(self, out: torch.Tensor | None) -> torch.Tensor:
+        """The variant's observation of the player to act, into ``out`` (checked) or a new tensor."""
         raise NotImplementedError
+
+    def _check_out(self, out: torch.Tensor | None) -> None:
+        """Refuse an ``out`` buffer that is not a contiguous ``float32 [B, D]`` tensor on the
+        engine's device: ``ValueError``, nothing is changed."""
+        if out is None:
+            return
+        shape = (self.num_envs, self.observation_size)
+        if not isinstance(out, torch.Tensor) or out.dtype != torch.float32 or tuple(out.shape) != shape \
+                or out.device != self.device or not out.is_contiguous():
+            got = f"{out.dtype} {tuple(out.shape)} on {out.device}{'' if out.is_contiguous() else ', not contiguous'}" \
+                if isinstance(out, torch.Tensor) else type(out).__name__
+            raise ValueError(f"{self.NAME}: out must be a contiguous float32 tensor of shape {shape} on {self.device}, got {got}")
 
     # ------------------------------------------------------------------ fixed deals
     def _read_deals(self, options: Sequence[Mapping[str, Any] | None]) -> dict[int, Any]:
@@ -459,11 +503,16 @@ class VectorWhistEnv:
         deal.update(self._deal_extras(game))
         return deal
 
-    def step(self, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+    def step(self, actions: torch.Tensor, out: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
         """Apply one action in every game, for the player to act there.
 
         Args:
             actions: ``int64 [B]`` action ids (card ids for card play).
+            out: where to write the next observation: a contiguous ``float32 [B, D]`` tensor on
+                the engine's device, e.g. the next step's slice of a rollout buffer, reused
+                across steps (no observation tensor is allocated then). ``None`` (the default):
+                a new tensor every step. The returned ``obs`` is ``out`` itself, so a caller
+                that keeps observations must pass a different buffer for every step it keeps.
         Returns:
             ``(obs float32 [B, D], mask bool [B, A], seat int64 [B], rewards float32 [B, N],
             done bool [B])``. ``rewards`` pays every seat on the step that ends a hand
@@ -472,10 +521,12 @@ class VectorWhistEnv:
             :attr:`final_scores`, :attr:`winners` hold how the episode ended.
         Raises:
             ValueError: when the action of any game is not legal there, naming the first such
-                game, its action and the legal actions; nothing is changed.
+                game, its action and the legal actions, or ``out`` is not such a tensor;
+                nothing is changed.
             RuntimeError: called before :meth:`reset`.
         """
         self._require_reset("step")
+        self._check_out(out)
         try:
             actions = torch.as_tensor(actions, device=self.device)
         except (TypeError, ValueError, RuntimeError) as err:
@@ -494,7 +545,7 @@ class VectorWhistEnv:
         self.winners.zero_()
         self.truncated.zero_()
         done = self._score_hands(hand_over, rewards)
-        obs, mask, seat = self._outputs()
+        obs, mask, seat = self._outputs(out)
         return obs, mask, seat, rewards, done
 
     def action_label(self, action: int) -> str:
@@ -568,22 +619,12 @@ class VectorWhistEnv:
         """Seat that wins each game's current trick, if complete (§1.4 ``trick_winner``): ``int64 [B]``.
 
         The highest-powered super card, else the highest trump, else the highest card of the
-        led suit; rows whose trick is incomplete give a meaningless seat.
+        led suit: one look-up of every played card's rank in :attr:`TrickTables.trick_key`
+        (``-1`` for no card, which maps to the table's no-card column); rows whose trick is
+        incomplete give a meaningless seat.
         """
-        t = self.tables
-        cards = self.trick_cards.clamp(min=0)
-        ctx = self.context[:, None]
-        eff = t.eff_suit[ctx, cards]
-        power = t.power[ctx, cards]
-        trump = t.trump[self.context][:, None]
-        # a power is below 1000 in every game: the offsets rank super > trump > led suit > rest
-        key = torch.where(eff == self.led[:, None], 1000 + power, -1)
-        key = torch.where((eff == trump) & (trump >= 0), 2000 + power, key)
-        if t.any_super:
-            is_super = (torch.bitwise_right_shift(t.super_mask[self.context][:, None], cards) & 1).bool()
-            key = torch.where(is_super, 3000 + power, key)
-        key = torch.where(self.trick_cards >= 0, key, -2)
-        return key.argmax(dim=1)
+        row = (self.context * 5 + self.led % 5) * 55  # NO_SUIT (-1) is led index 4
+        return self.tables.trick_key.take(row[:, None] + self.trick_cards % 55).argmax(dim=1)
 
     def _play_cards(self, cards: torch.Tensor, active: torch.Tensor | None = None) -> torch.Tensor:
         """Play ``cards`` (``int64 [B]``, legal) for the players to act; complete tricks.
@@ -623,9 +664,9 @@ class VectorWhistEnv:
         winner = self._trick_winner()
         self.tricks_won[games, winner] += complete.to(torch.int64)
         self.trick_number += complete.to(torch.int64)
-        self.trick_cards = torch.where(complete[:, None], -1, self.trick_cards)
-        self.trick_size = torch.where(complete, 0, self.trick_size)
-        self.led = torch.where(complete, NO_SUIT, self.led)
+        self.trick_cards.masked_fill_(complete[:, None], -1)  # in place: no new tensors for the trick's end
+        self.trick_size.masked_fill_(complete, 0)
+        self.led.masked_fill_(complete, NO_SUIT)
         self.leader = torch.where(complete, winner, self.leader)
         self.current_player = torch.where(complete, winner, torch.where(playing, (seat + 1) % self.NUM_PLAYERS, seat))
         self._mask = None
@@ -807,33 +848,31 @@ class VectorWhistEnv:
     def _init_observation(self) -> None:
         """The observation layout of :attr:`rules` (the raw env's ``observation_layout()``,
         :attr:`layout`) and the plan that :meth:`_encode` writes it by, for a game of the 52-card
-        deck whose card blocks end on a 13-bit chunk.
+        deck.
 
-        One table look-up (:class:`ChunkTable`) writes the card blocks, zeros for the features
-        after them, then the unseen block and the 0/1 extra features from one 64-bit tail mask
-        that starts on the last chunk boundary before the unseen block; rows are padded to whole
-        chunks (:meth:`_encode` returns a view when the observation is not a whole number of
-        chunks).
+        One :class:`BlockUnpacker` writes the whole batch's 0/1 entries: the card blocks, zeros
+        over the features after them (written afterwards), then the unseen block and the 0/1
+        extra features from one tail mask that starts at the unseen block.
 
         Raises:
-            NotImplementedError: the layout does not fit that plan (another deck size, card
-                blocks off the chunk grid, or more than 63 bits from the tail's start on).
+            NotImplementedError: the layout does not fit that plan (another deck size, or more
+                than 63 bits from the unseen block on).
         """
         encoder = ObservationEncoder(self.rules)
         #: name -> slice of the observation vector, shared with ``raw_env.observation_layout()``
         self.layout: dict[str, slice] = dict(encoder.layout)
         self.observation_size = encoder.size
-        lay, width, dev = self.layout, self._unpacker.width, self.device
+        lay, dev = self.layout, self.device
         cards_end, unseen = lay["leader"].start, lay["unseen"].start
-        tail_start = unseen - unseen % width
-        padded = -(-encoder.size // width) * width
-        if self.rules.NUM_CARD_ACTIONS != NUM_CARD_BITS or cards_end % width or encoder.size - tail_start > 63:
-            raise NotImplementedError(f"{type(self).__name__}: the observation layout does not fit the 13-bit chunk plan")
-        self._padded_size = padded
-        self._unseen_shift = unseen - tail_start
-        self._extra_shift = encoder.extra_start - tail_start
-        self._zero_chunks = torch.zeros((1, (tail_start - cards_end) // width), dtype=torch.int64, device=dev)
-        self._tail_shifts = torch.arange(0, padded - tail_start, width, device=dev)
+        if self.rules.NUM_CARD_ACTIONS != NUM_CARD_BITS or cards_end % NUM_CARD_BITS or encoder.size - unseen > 63:
+            raise NotImplementedError(f"{type(self).__name__}: the observation layout does not fit the block plan")
+        self._extra_shift = encoder.extra_start - unseen
+        gap = unseen - cards_end  # the features between the card blocks and the unseen block: zero blocks of 13..64 bits
+        pieces = -(-gap // 64)
+        zeros = [gap // pieces + (k < gap % pieces) for k in range(pieces)]
+        self._zero_blocks = torch.zeros((self.num_envs, pieces), dtype=torch.int64, device=dev)
+        self._obs_unpacker = BlockUnpacker([NUM_CARD_BITS] * (cards_end // NUM_CARD_BITS) + zeros + [encoder.size - unseen],
+                                           self.num_envs, self._unpacker)
         numeric = ("tricks_won", "tricks_by_side", "scores", "games_won", "hand_in_game", "trick_number")
         if any(lay[a].stop != lay[z].start for a, z in zip(numeric, numeric[1:])):
             raise NotImplementedError(f"{type(self).__name__}: the numeric features are not adjacent in the layout")
@@ -851,6 +890,7 @@ class VectorWhistEnv:
         trump: torch.Tensor,
         phase: torch.Tensor | int,
         extra_bits: torch.Tensor | None = None,
+        out: torch.Tensor | None = None,
     ) -> torch.Tensor:
         """Observation of ``seat`` in every game, equal to ``raw_env.observe`` (layout
         :attr:`layout`, envs/encoding.py): seats rotated so that ``seat`` is relative seat 0,
@@ -865,8 +905,10 @@ class VectorWhistEnv:
             extra_bits: ``int64 [B]``, bit ``i`` = entry ``i`` of the extra features, for
                 variants whose extra features are all 0/1; ``None``: zeros (the variant writes
                 them afterwards).
+            out: where to write it, a checked ``float32 [B, D]`` contiguous tensor
+                (:meth:`_check_out`); ``None``: a new tensor.
         Returns:
-            ``float32 [B, D]`` (a view of a buffer padded to whole 13-bit chunks when D is not).
+            ``float32 [B, D]``: ``out`` when given.
         """
         b, n = self.num_envs, self.NUM_PLAYERS
         lay = self.layout
@@ -879,17 +921,13 @@ class VectorWhistEnv:
             seen = seen | played[:, p]
         for k in range(card_sets.shape[1]):
             seen = seen | card_sets[:, k]
-        tail = torch.bitwise_left_shift(self._full_deck & ~seen, self._unseen_shift)
+        tail = self._full_deck & ~seen
         if extra_bits is not None:
             tail = tail | torch.bitwise_left_shift(extra_bits, self._extra_shift)
-        unpacker = self._unpacker
-        chunks = unpacker.chunks(torch.cat([hand, played, trick, card_sets], dim=1), NUM_CARD_BITS)
-        tail_chunks = torch.bitwise_right_shift(tail[:, None], self._tail_shifts) & ((1 << unpacker.width) - 1)
-        chunks = torch.cat([chunks, self._zero_chunks.expand(b, -1), tail_chunks], dim=1)
-        padded = torch.empty((b, self._padded_size), dtype=torch.float32, device=self.device)
-        unpacker.unpack(chunks, unpacker.floats, out=padded)
+        blocks = torch.cat([hand, played, trick, card_sets, self._zero_blocks, tail[:, None]], dim=1)
+        out = self._obs_unpacker.unpack(blocks, out)
 
-        # one-hot features: one position each, set with a single scatter (on the contiguous buffer)
+        # one-hot features: one position each, set with a single scatter
         phase_at = lay["phase"].start + phase
         hot = torch.stack(
             [
@@ -902,8 +940,7 @@ class VectorWhistEnv:
             ],
             dim=1,
         )
-        padded.scatter_(1, hot, 1.0)
-        out = padded if self._padded_size == self.observation_size else padded[:, : self.observation_size]
+        out.scatter_(1, hot, 1.0)
 
         # the numeric features, adjacent in the layout, written at once; ratios are computed in
         # float64 and rounded once, as the reference's Python floats are
@@ -953,8 +990,8 @@ class VectorWhistEnv:
         return torch.cat([self.observe(), cards], dim=1)
 
     # ------------------------------------------------------------------ outputs and errors
-    def _outputs(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        return self.observe(), self.action_mask(), self.current_player.clone()
+    def _outputs(self, out: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return self._observe(out), self.action_mask(), self.current_player.clone()
 
     def _raise_illegal(self, actions: torch.Tensor, mask: torch.Tensor, ok: torch.Tensor) -> None:
         game = int((~ok).nonzero()[0, 0])

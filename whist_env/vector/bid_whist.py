@@ -336,14 +336,13 @@ class VectorBidWhist(VectorWhistEnv):
         return self._finish_hands(hand_over, points, winner, rewards)
 
     # ------------------------------------------------------------------ observation (envs/encoding.py)
-    def observe(self) -> torch.Tensor:
+    def _observe(self, out: torch.Tensor | None) -> torch.Tensor:
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
         the player to act is relative seat 0, sides so that its side is first."""
-        self._require_reset("observe")
-        return self._observation(self.current_player)
+        return self._observation(self.current_player, out)
 
-    def _observation(self, seat: torch.Tensor) -> torch.Tensor:
+    def _observation(self, seat: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
         b, n = self.num_envs, self.NUM_PLAYERS
         lay = self.layout
         order = (seat[:, None] + self._seats) & 3  # [B, N]: absolute seat of each relative seat (mod 4)
@@ -395,7 +394,7 @@ class VectorBidWhist(VectorWhistEnv):
         voids = shown[:, 0] | (shown[:, 1] << 4) | (shown[:, 2] << 8) | (shown[:, 3] << 12)
         blocks[:, 0] |= torch.bitwise_left_shift(voids, self._void_shift)
         blocks[:, 1] = self._deck & ~seen
-        out = self._blocks.unpack(torch.cat([hand, played, trick, kitty[:, None], discards[:, None], blocks], dim=1))
+        out = self._blocks.unpack(torch.cat([hand, played, trick, kitty[:, None], discards[:, None], blocks], dim=1), out)
 
         # the numeric features, computed in float64 and rounded once, as the reference's Python floats are
         tricks = self.tricks_won.gather(1, order).to(torch.float64)

@@ -146,10 +146,9 @@ class VectorClassicWhist(VectorWhistEnv):
         return self._finish_hands(hand_over, self.scores - start, torch.where(scored, winner, -1), rewards, annulled=annulled)
 
     # ------------------------------------------------------------------ observation (envs/encoding.py)
-    def observe(self) -> torch.Tensor:
+    def _observe(self, out: torch.Tensor | None) -> torch.Tensor:
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
         the player to act is relative seat 0, sides so that its side is first; the public card
         set ``turn_up`` (§2.8)."""
-        self._require_reset("observe")
-        return self._encode(self.current_player, card_bits(self.turn_up)[:, None], self.trump, self._phase_play)
+        return self._encode(self.current_player, card_bits(self.turn_up)[:, None], self.trump, self._phase_play, out=out)

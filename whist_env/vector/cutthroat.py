@@ -151,14 +151,13 @@ class VectorCutthroatWhist(VectorWhistEnv):
         return self._finish_hands(hand_over, points, winner, rewards)
 
     # ------------------------------------------------------------------ observation (envs/encoding.py)
-    def observe(self) -> torch.Tensor:
+    def _observe(self, out: torch.Tensor | None) -> torch.Tensor:
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats (and sides, the
         seats themselves) rotated so that the player to act is relative seat 0."""
-        self._require_reset("observe")
-        return self._observation(self.current_player)
+        return self._observation(self.current_player, out)
 
-    def _observation(self, seat: torch.Tensor) -> torch.Tensor:
+    def _observation(self, seat: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
         n = self.NUM_PLAYERS
         order = (seat[:, None] + self._seats) % n  # [B, N]: absolute seat of each relative seat
         hand = self.hands.gather(1, seat[:, None])
@@ -172,7 +171,7 @@ class VectorCutthroatWhist(VectorWhistEnv):
         flags = torch.bitwise_left_shift(torch.ones_like(relative), relative + self._seat_bits).sum(dim=1)
         voids = torch.bitwise_left_shift(self.shown_out.gather(1, order), self._void_shifts).sum(dim=1)
         flags = flags + voids + self._led_bits[self.led] + self._constant_bits  # distinct bits: sum = union
-        out = self._unpacker_54.unpack(torch.cat([hand, played, trick, flags[:, None], unseen], dim=1))
+        out = self._unpacker_54.unpack(torch.cat([hand, played, trick, flags[:, None], unseen], dim=1), out)
 
         # ratios are computed in float64 and rounded once, as the reference's Python floats are
         tricks = self.tricks_won.gather(1, order).to(torch.float64) / self.HAND_SIZE

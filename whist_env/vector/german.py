@@ -243,14 +243,13 @@ class VectorGermanWhist(VectorWhistEnv):
         return self._finish_hands(hand_over, points, game_winner, rewards)
 
     # ------------------------------------------------------------------ observation (envs/encoding.py)
-    def observe(self) -> torch.Tensor:
+    def _observe(self, out: torch.Tensor | None) -> torch.Tensor:
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
         the player to act is relative seat 0."""
-        self._require_reset("observe")
-        return self._observation(self.current_player)
+        return self._observation(self.current_player, out)
 
-    def _observation(self, seat: torch.Tensor) -> torch.Tensor:
+    def _observation(self, seat: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
         """The observation of ``seat`` (``int64 [B]``) in every game.
 
         Every 0/1 entry (the card blocks, the one-hot features, the voids) is first set as one bit
@@ -294,7 +293,8 @@ class VectorGermanWhist(VectorWhistEnv):
         words = torch.zeros((b, self._words), dtype=torch.int64, device=self.device)
         words.scatter_add_(1, self._bit_words.expand(b, -1), bits)  # the bits are disjoint: the sum is the union
         as_bytes = words.view(torch.uint8)[:, : self.observation_size // 8].to(torch.int32).view(-1)
-        out = torch.empty((b, self.observation_size), dtype=torch.float32, device=self.device)
+        if out is None:
+            out = torch.empty((b, self.observation_size), dtype=torch.float32, device=self.device)
         torch.index_select(self._byte_floats, 0, as_bytes, out=out.view(-1, 8))
 
         # the other features, as the reference computes them: integers over a divisor in float64,

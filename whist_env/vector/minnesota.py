@@ -183,13 +183,12 @@ class VectorMinnesotaWhist(VectorWhistEnv):
         return self._finish_hands(hand_over, points, winner, rewards, annulled=annulled)
 
     # ------------------------------------------------------------------ observation (envs/encoding.py)
-    def observe(self) -> torch.Tensor:
+    def _observe(self, out: torch.Tensor | None) -> torch.Tensor:
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
         the player to act is relative seat 0; the card sets ``bid_card_self`` (its own bid card),
         ``revealed_bid_card_left`` / ``_partner`` / ``_right``; the extra features ``contract``
         (undecided / High / Low) and ``grand_side`` (own side / other side, zeros if no Grand)."""
-        self._require_reset("observe")
         seat = self.current_player
         n = self.NUM_PLAYERS
         order = (seat[:, None] + self._seats) % n
@@ -198,7 +197,7 @@ class VectorMinnesotaWhist(VectorWhistEnv):
         grand = self.grand_player
         grand_bit = torch.where(grand >= 0, torch.bitwise_left_shift(torch.ones_like(grand), self._grand_bit + (grand - seat) % 2), 0)
         extra = torch.bitwise_left_shift(torch.ones_like(seat), self.contract) | grand_bit
-        return self._encode(seat, torch.cat([own, revealed], dim=1), self._no_trump, self.phase, extra)
+        return self._encode(seat, torch.cat([own, revealed], dim=1), self._no_trump, self.phase, extra, out=out)
 
     def _hidden_card_sets(self) -> torch.Tensor:
         """``bid_cards``: every bid card placed face down, revealed or not (``int64 [B, 1]``)."""

@@ -301,14 +301,13 @@ class VectorRomanianWhist(VectorWhistEnv):
         return self._finish_hands(hand_over, points, no_winner, rewards, joint=joint, drawn=drawn)
 
     # ------------------------------------------------------------------ observation (envs/encoding.py)
-    def observe(self) -> torch.Tensor:
+    def _observe(self, out: torch.Tensor | None) -> torch.Tensor:
         """Observation of the player to act in every game: ``float32 [B, D]``, equal to
         ``raw_env.observe(agent)["observation"]`` (layout :attr:`layout`): seats rotated so that
         the player to act is relative seat 0 (each seat is its own side)."""
-        self._require_reset("observe")
-        return self._observation(self.current_player)
+        return self._observation(self.current_player, out)
 
-    def _observation(self, seat: torch.Tensor) -> torch.Tensor:
+    def _observation(self, seat: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
         b, n = self.num_envs, self.NUM_PLAYERS
         lay = self.layout
         order = self._seat_orders.index_select(0, seat)  # [B, N]: absolute seat of each relative seat
@@ -321,7 +320,7 @@ class VectorRomanianWhist(VectorWhistEnv):
         unseen = self._deck_mask & ~seen
         # one table look-up writes the card blocks, zeros over the features, the unseen block and
         # zeros over the extras
-        out = self._block_unpacker.unpack(torch.cat([hand, played, trick, turn_up, self._zeros_before, unseen[:, None], self._zeros_after], dim=1))
+        out = self._block_unpacker.unpack(torch.cat([hand, played, trick, turn_up, self._zeros_before, unseen[:, None], self._zeros_after], dim=1), out)
 
         # every one-hot entry (the bids' too) by one scatter: its slot plus the entry's offset
         bids = self.bids.gather(1, order)
