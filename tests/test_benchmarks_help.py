@@ -38,4 +38,4 @@ def test_benchmark_help_runs_and_every_option_has_its_text_and_default(name):
 def test_bench_vector_options_name_their_units():
     helps = {a.dest: a.help for a in _module("bench_vector").build_parser()._actions}
     assert "seconds" in helps["seconds"] and "hands" in helps["raw_hands"] and "threads" in helps["threads"]
-    assert "(default: 1 64 1024 4096)" in helps["batches"]
+    assert "(default: 256 1024 4096 16384)" in helps["batches"] and "runs" in helps["repeats"] and "CPU" in helps["seconds"]
