@@ -144,10 +144,11 @@ def forecast_calibration(net: Any, samples: TeacherSamples, bins: int = 10, devi
     logps, seen = [], []
     for start in range(0, len(samples), 4096):
         obs = torch.as_tensor(samples.obs[start : start + 4096], device=device)
-        keep = net.bidding(obs) & (torch.as_tensor(samples.outcomes[start : start + 4096], device=device) >= 0)
+        outcomes = torch.as_tensor(samples.outcomes[start : start + 4096], device=device)
+        keep = net.bidding(obs) & (outcomes >= 0)
         if bool(keep.any()):
             logps.append(net.bid_forecast(obs[keep]).cpu())
-            seen.append(torch.as_tensor(samples.outcomes[start : start + 4096])[keep.cpu()])
+            seen.append(outcomes[keep].cpu())
     net.train()
     if not logps:
         return {"decisions": 0, "nll": float("nan"), "mean_predicted": float("nan"), "mean_observed": float("nan"), "table": []}

@@ -209,7 +209,7 @@ class ShardPlayer:
                         rows["reward"][last[a]] += float(r)  # credited to the seat's latest decision
                 if env.game.last_hand is not last_hand:  # a hand was scored: its rows learn their side's tricks
                     last_hand = env.game.last_hand
-                    side_tricks = _side_tricks(env.game, last_hand[1])
+                    side_tricks = env.game.tricks_by_side(last_hand[1])
                     for row in range(hand_start, len(rows["action"])):
                         rows["tricks"].append(side_tricks[env.game.side_of(rows["seat"][row])])
                     hand_start = len(rows["action"])
@@ -231,14 +231,6 @@ class ShardPlayer:
         if spec.double_dummy:
             arrays["double_dummy"] = np.asarray(rows["double_dummy"], dtype=np.float32)
         return arrays
-
-
-def _side_tricks(game: Any, tricks_won: Sequence[int]) -> list[int]:
-    """Tricks per side of a finished hand from its tricks per seat (``game.last_hand[1]``)."""
-    out = [0] * game.num_sides
-    for seat, t in enumerate(tricks_won):
-        out[game.side_of(seat)] += int(t)
-    return out
 
 
 def discounted_returns(reward: np.ndarray, seat: np.ndarray, episode: np.ndarray, gamma: float) -> np.ndarray:

@@ -707,11 +707,12 @@ class TrickTakingGame:
             raise ValueError(f"card {label!r} is not in this game's deck")
         return card
 
-    def tricks_by_side(self) -> list[int]:
-        """Tricks won this hand per side."""
+    def tricks_by_side(self, tricks_won: Sequence[int] | None = None) -> list[int]:
+        """Tricks won per side: this hand's, or those of ``tricks_won`` (tricks per seat, e.g. a
+        finished hand's ``last_hand[1]``)."""
         out = [0] * self.num_sides
-        for s, t in enumerate(self.tricks_won):
-            out[self.side_of(s)] += t
+        for s, t in enumerate(self.tricks_won if tricks_won is None else tricks_won):
+            out[self.side_of(s)] += int(t)
         return out
 
     def bid_forecast_scores(self) -> np.ndarray | None:

@@ -81,8 +81,9 @@ class ChunkTable:
     """Unpacks ``int64`` card bitmasks ``width`` bits at a time through a look-up table.
 
     A 52-card block is four 13-bit chunks (one per suit); a table of the 2**13 chunk values
-    turns a whole observation's card blocks into floats with one ``index_select`` that can write
-    straight into the observation tensor (no per-bit shifts, no intermediate copies).
+    turns the blocks into floats or bools with one ``index_select`` (no per-bit shifts).
+    :class:`BlockUnpacker` uses its tables for observations; masks use :meth:`chunks` and
+    :meth:`unpack`.
 
     Args:
         width: bits per chunk (13 for a 52-card deck).
@@ -107,14 +108,10 @@ class ChunkTable:
         values = torch.bitwise_right_shift(masks.unsqueeze(-1), shifts) & self._low
         return values.flatten(-2)
 
-    def unpack(self, chunks: torch.Tensor, table: torch.Tensor, out: torch.Tensor | None = None) -> torch.Tensor:
+    def unpack(self, chunks: torch.Tensor, table: torch.Tensor) -> torch.Tensor:
         """Bits of ``chunks`` (``int64 [..., k]``) from ``table`` (:attr:`floats` or :attr:`bools`):
-        shape ``[..., k * width]``; written into ``out`` (contiguous, that shape) when given."""
-        flat = chunks.reshape(-1)
-        if out is not None:
-            torch.index_select(table, 0, flat, out=out.view(-1, self.width))
-            return out
-        return table.index_select(0, flat).view(*chunks.shape[:-1], chunks.shape[-1] * self.width)
+        shape ``[..., k * width]``."""
+        return table.index_select(0, chunks.reshape(-1)).view(*chunks.shape[:-1], chunks.shape[-1] * self.width)
 
 
 class BlockUnpacker:
@@ -204,11 +201,12 @@ class TrickTables:
         self.must_trump = tensor([c.must_trump for c in contexts], torch.bool)
         self.super_mask = tensor([c.super_mask for c in contexts])
         self.any_must_trump = bool(self.must_trump.any())
-        self.any_super = bool((self.super_mask != 0).any())
+        k, cards = len(contexts), self.eff_suit.shape[1]
+        if cards != 54:
+            raise ValueError(f"trick tables need 54 card ids, got {cards}")
         # every card's claim on a trick, by context, led suit (4: none led) and card id (54: no
         # card), flattened: the highest-powered super card, else the highest trump, else the
         # highest card of the led suit wins (a power is below 1000 in every game)
-        k, cards = len(contexts), self.eff_suit.shape[1]
         power, eff = self.power[:, None, :], self.eff_suit[:, None, :]
         led = torch.tensor([0, 1, 2, 3, NO_SUIT], device=device)[None, :, None]  # led index 4: none (a suitless card matches it, as before a suited card is led)
         trump = self.trump[:, None, None]
@@ -219,8 +217,6 @@ class TrickTables:
         #: ``int64 [K * 5 * 55]``: entry ``(context * 5 + led) * 55 + card`` ranks ``card`` in a trick
         #: of that context and led suit (4: none), card 54 standing for no card (-2)
         self.trick_key = torch.cat([key, torch.full((k, 5, 1), -2, dtype=torch.int64, device=device)], dim=2).reshape(-1).contiguous()
-        if cards != 54:
-            raise ValueError(f"trick tables need 54 card ids, got {cards}")
 
 
 class VectorWhistEnv:
