@@ -11,7 +11,9 @@ command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based pl
 (Perfect Information Monte Carlo search, :class:`agents.search.PIMCAgent`; ``inference=`` weighs its
 worlds by a policy's probability of the other players' actions, :mod:`agents.search.inference`) or
 ``"ismcts:iters=N,seconds=S,c=C,rollout=SPEC,seed=S"`` (information set Monte Carlo tree search,
-:class:`agents.search.ISMCTSAgent`); a search agent's options may be left out.
+:class:`agents.search.ISMCTSAgent`); a search agent's options may be left out. ``"python:MODULE:ATTR"``
+is a user's own policy (:func:`python_agent`): ``ATTR`` of the importable module ``MODULE``, either
+an object with ``act`` or a factory ``ATTR(game, seed)`` that returns one.
 
 ``canonical_spec(spec, game)`` is the one text that names the player of a spec (the results
 store and ``whist eval`` name players by it), and ``loaded_files(spec, game)`` the files it loads,
@@ -30,7 +32,7 @@ from agents.random_agent import RandomAgent
 
 #: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
 AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "rllib:PATH", "pimc[:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S,inference=SPEC,candidates=C,epsilon=P]",
-               "ismcts[:iters=N,seconds=S,c=C,rollout=SPEC,seed=S]")
+               "ismcts[:iters=N,seconds=S,c=C,rollout=SPEC,seed=S]", "python:MODULE:ATTR")
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
@@ -39,7 +41,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
     Args:
         spec: ``"random"``, ``"heuristic"``, ``"checkpoint:PATH"``, ``"zoo:GAME"`` (``"zoo"``
             alone: the zoo agent of ``game``), ``"sb3:PATH"``, ``"rllib:PATH"``, ``"pimc[:k=v,...]"`` or ``"ismcts[:k=v,...]"``
-            (case-insensitive kind; the path is taken as written).
+            or ``"python:MODULE:ATTR"`` (:func:`python_agent`) (case-insensitive kind; the path,
+            module and attribute are taken as written).
         game: a game name of ``whist_env.GAMES`` such as ``"classic_whist"``.
         seed: seed of the agent's own random generator (random and search agents; a search
             spec's own ``seed=`` wins), ``None`` for fresh entropy.
@@ -50,7 +53,7 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
             none (the message names the games that have one), a zoo agent of another game or
             one the zoo does not hold (the message names those it holds), or a search agent's
             bad option (the message names it and lists the options).
-        ImportError: ``"rllib:PATH"`` without Ray's RLlib (the message names the ``whist-env[rllib]`` extra).
+        ImportError: ``"python:MODULE:ATTR"`` whose module cannot be imported, or ``"rllib:PATH"`` without Ray's RLlib (the message names the ``whist-env[rllib]`` extra).
         Errors of :meth:`agents.learned.neural.NeuralAgent.from_checkpoint`,
         :meth:`agents.learned.sb3.SB3Agent.from_zip` and :meth:`agents.learned.rllib.RLlibAgent.from_checkpoint`
         (missing file, a directory, a file of the other kind, a model of another game or shape)
@@ -96,6 +99,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
         from agents.learned.rllib import RLlibAgent  # Ray is heavy and optional: import only when needed
 
         return RLlibAgent.from_checkpoint(rest, game=game)
+    if kind == "python" and sep:
+        return python_agent(rest, game, seed)
     raise ValueError(f"unknown agent spec {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
 
 
@@ -214,6 +219,89 @@ def _check_zoo(spec: str, rest: str, game: str) -> Path:
     return zoo_path(zoo_game)
 
 
+def _python_target(rest: str) -> tuple[str, str]:
+    """``(module, attribute)`` of the spec ``python:MODULE:ATTR`` (``rest`` is ``MODULE:ATTR``); ``ValueError`` when malformed."""
+    module, sep, attr = rest.partition(":")
+    names_ok = all(part.isidentifier() for part in module.split(".")) and all(part.isidentifier() for part in attr.split("."))
+    if not sep or not module or not attr or not names_ok:
+        raise ValueError(f"agent spec 'python:{rest}' must name a module and an attribute, e.g. python:my_agents:policy "
+                         "(the module importable from sys.path, the attribute a policy object or a factory(game, seed))")
+    return module, attr
+
+
+def _working_folder_on_path() -> None:
+    """Put the working folder on ``sys.path`` (first) when it is not there, as ``python -m`` does:
+    the ``whist`` script's own folder is on it instead."""
+    import os
+    import sys
+
+    here = os.getcwd()
+    if "" not in sys.path and here not in sys.path:
+        sys.path.insert(0, here)
+
+
+def python_agent(rest: str, game: str, seed: int | None = None) -> Policy:
+    """The user's policy of the spec ``python:MODULE:ATTR`` (``rest`` is ``MODULE:ATTR``).
+
+    ``ATTR`` (dotted names allowed, e.g. ``Agents.strong``) of the module ``MODULE``, imported from
+    ``sys.path`` (the working folder is put on it, as ``python -m`` does), is either
+
+    * an object with ``act(observation, info_state=None) -> int`` (:class:`agents.base.Policy`), used as is, or
+    * a callable (a class or a function) that ``ATTR(game, seed)`` turns into one.
+
+    A policy with a ``reseed(seed)`` method is reseeded before every play of a match, as the
+    built-in agents are; one without ``name`` is named by the spec.
+
+    Raises:
+        ValueError: a malformed spec, a missing attribute, or something that is neither a policy
+            nor a factory returning one.
+        ImportError: the module cannot be imported (the message names it).
+    """
+    import importlib
+
+    module_name, attr = _python_target(rest)
+    _working_folder_on_path()
+    try:
+        target: Any = importlib.import_module(module_name)
+    except ImportError as err:
+        raise ImportError(f"agent spec 'python:{rest}': cannot import module {module_name!r}: {err}") from None
+    for part in attr.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError:
+            raise ValueError(f"agent spec 'python:{rest}': module {module_name!r} has no attribute {attr!r}") from None
+    agent = target
+    if not callable(getattr(agent, "act", None)):
+        if not callable(agent):
+            raise ValueError(f"agent spec 'python:{rest}': {attr} is neither a policy (an object with act) nor a factory")
+        agent = agent(game, seed)
+        if not callable(getattr(agent, "act", None)):
+            raise ValueError(f"agent spec 'python:{rest}': {attr}(game, seed) returned {type(agent).__name__}, "
+                             "which has no act(observation, info_state) method")
+    if not isinstance(getattr(agent, "name", None), str):
+        try:
+            agent.name = f"python:{rest}"
+        except AttributeError:
+            pass
+    return agent
+
+
+def _python_source(rest: str) -> Path | None:
+    """The source file of the module of ``python:MODULE:ATTR``, found without importing it (``None``: none, e.g. a built-in)."""
+    import importlib.util
+
+    module_name, _ = _python_target(rest)
+    _working_folder_on_path()
+    try:
+        found = importlib.util.find_spec(module_name)
+    except (ImportError, ValueError):
+        found = None
+    if found is None:
+        raise ValueError(f"agent spec 'python:{rest}': no module {module_name!r} on sys.path")
+    origin = getattr(found, "origin", None)
+    return Path(origin) if origin and Path(origin).is_file() else None
+
+
 _PATH_HINTS = {
     "checkpoint": "checkpoint:runs/classic/final.pt",
     "sb3": "sb3:runs/sb3/model.zip",
@@ -258,6 +346,9 @@ def canonical_spec(spec: str, game: str) -> str:
     if kind == "zoo":
         _check_zoo(spec, rest, game)
         return f"zoo:{game}"
+    if kind == "python" and sep:
+        module, attr = _python_target(rest)
+        return f"python:{module}:{attr}"
     search = _search_classes()
     if kind in search:
         options = _search_options(search[kind], game, rest)
@@ -268,7 +359,8 @@ def canonical_spec(spec: str, game: str) -> str:
 def loaded_files(spec: str, game: str) -> list[Path]:
     """The files an agent of ``spec`` loads, whose contents are part of its identity: the
     checkpoint of ``checkpoint:`` and ``zoo:``, the model zip of ``sb3:``, the policy files
-    (weights and metadata) of ``rllib:``, and those of a search agent's nested specs
+    (weights and metadata) of ``rllib:``, the module's source file of ``python:`` (found, not
+    imported), and those of a search agent's nested specs
     (``rollout=``), in the order the spec names them, each once.
 
     Args:
@@ -278,7 +370,7 @@ def loaded_files(spec: str, game: str) -> list[Path]:
         a list of paths (empty for ``random``, ``heuristic`` and search agents over them).
     Raises:
         ValueError: a bad spec (as :func:`canonical_spec`), or an ``rllib:`` folder holding no
-            whist-env policy files.
+            whist-env policy files, or a ``python:`` module not found on ``sys.path``.
         FileNotFoundError: an ``rllib:`` folder that does not exist (other paths are listed as
             given; reading them raises).
     """
@@ -293,6 +385,9 @@ def loaded_files(spec: str, game: str) -> list[Path]:
 
         root, _ = resolve_checkpoint(rest)
         return [root / WEIGHTS_FILE, root / METADATA_FILE]
+    if kind == "python":
+        source = _python_source(rest)
+        return [source] if source is not None else []
     search = _search_classes()
     if kind in search:
         from agents.search.spec import parse_options
@@ -310,4 +405,4 @@ def loaded_files(spec: str, game: str) -> list[Path]:
     return []
 
 
-__all__ = ["AGENT_SPECS", "NON_IDENTITY_OPTIONS", "canonical_spec", "loaded_files", "make_agent"]
+__all__ = ["AGENT_SPECS", "NON_IDENTITY_OPTIONS", "canonical_spec", "loaded_files", "make_agent", "python_agent"]

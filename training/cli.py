@@ -394,6 +394,40 @@ def configure_zoo_export(parser: argparse.ArgumentParser) -> None:
               f"  whist zoo-export runs/classic_strong --out {ZOO_DIR} --force   # replace the shipped agent")
 
 
+def configure_benchmark(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist benchmark``."""
+    from training.evaluation.benchmark import DEFAULT_DB, PROTOCOL
+
+    _examples(parser,
+              f"Protocol v{PROTOCOL.version}: {PROTOCOL.deals} duplicate deals against each rung ({', '.join(PROTOCOL.rungs)}; zoo is\n"
+              f"zoo:GAME) from match seed {PROTOCOL.seed:,}, the game's default rules (Classic: honours=false), one hand a play.\n"
+              "Writes OUT/<agent>.json and .md; each deal is stored in --db as played, so the same command resumes.\n\n"
+              "examples:\n"
+              "  whist benchmark heuristic --game classic_whist --workers 2\n"
+              "  whist benchmark checkpoint:runs/classic_default/checkpoints/final.pt --game classic_whist\n"
+              "  whist benchmark python:my_agents:policy --game german_whist   # ATTR: a policy, or factory(game, seed)\n"
+              "  whist benchmark random --game classic_whist --smoke            # a few deals, outside the protocol")
+    parser.add_argument("spec", metavar="SPEC", help=f"the agent to benchmark: {_agent_specs()}")
+    add_game_arguments(parser, "; named in the report as a change from the protocol's rules")
+    parser.add_argument("--out", default=None, metavar="DIR", help="folder of the report (default: runs/benchmark/GAME)")
+    parser.add_argument("--db", default=str(DEFAULT_DB), metavar="PATH", help="results store of the deals (default: %(default)s)")
+    parser.add_argument("--smoke", action="store_true",
+                        help=f"{PROTOCOL.smoke_deals} deals a rung, for tests; the report says it is outside the protocol")
+    _workers_and_ray(parser, "deals")
+    parser.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress bars")
+
+
+def configure_benchmark_page(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist benchmark-page``."""
+    from training.evaluation.benchmark import REPORTS_DIR
+
+    _examples(parser, f"example: whist benchmark-page {REPORTS_DIR} --out docs/benchmarks.md")
+    parser.add_argument("reports", nargs="?", default=str(REPORTS_DIR), metavar="DIR",
+                        help="folder of the reports, DIR/<game>/<agent>.json (default: %(default)s)")
+    parser.add_argument("--out", default="docs/benchmarks.md", metavar="PAGE.md", help="the page to write (default: %(default)s)")
+    parser.add_argument("--check", action="store_true", help="write nothing; exit 1 when the page differs from what it would write")
+
+
 SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str]] = {
     "train": ("train an agent by self-play PPO from a YAML config, then evaluate it", configure_train,
               "training.learn.train:run_train"),
@@ -407,6 +441,10 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str
                   "training.learn.sb3:run_sb3_train"),
     "rllib-train": ("train with PPO on Ray's RLlib (a local Ray or a cluster) from a YAML config, then evaluate it",
                     configure_rllib_train, "training.learn.rllib.train:run_rllib_train"),
+    "benchmark": ("the benchmark protocol: an agent against random, heuristic, pimc and the zoo on fixed duplicate deals, "
+                  "as a JSON and Markdown report", configure_benchmark, "training.evaluation.benchmark:run_benchmark"),
+    "benchmark-page": ("the docs' benchmark-results page from the committed benchmark reports", configure_benchmark_page,
+                       "training.evaluation.benchmark:run_benchmark_page"),
     "league": ("round robin of duplicate-deal matches between agents, stored, with openskill ratings", configure_league,
                "training.evaluation.league:run_league"),
     "leaderboard": ("recompute ratings and pairwise win rates from the results store", configure_leaderboard,

@@ -558,7 +558,7 @@ _CSV_FIELDS = [
 ]
 
 
-def _write_atomically(path: Path, text: str) -> None:
+def write_text_atomically(path: Path, text: str) -> None:
     """Write ``text`` to ``path`` through a temporary file beside it and a rename, so that a crash
     or Ctrl-C leaves either the old file or the new one, never half of one."""
     # not tempfile.mkstemp: its file is private (mode 0600); this one gets the usual umask mode
@@ -602,8 +602,8 @@ def save_results(results: list[PairResult], out_dir: str | Path) -> list[Path]:
         row["points_per_hand_ci_low"], row["points_per_hand_ci_high"] = d["points_per_hand_ci"]
         row["options"] = json.dumps(d["options"], sort_keys=True)
         writer.writerow(row)
-    _write_atomically(json_path, json.dumps(dicts, indent=2) + "\n")
-    _write_atomically(csv_path, buffer.getvalue())
+    write_text_atomically(json_path, json.dumps(dicts, indent=2) + "\n")
+    write_text_atomically(csv_path, buffer.getvalue())
     return [json_path, csv_path]
 
 

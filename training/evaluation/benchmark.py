@@ -1,0 +1,491 @@
+"""The benchmark protocol (``whist benchmark``): one agent against a fixed ladder of baselines, on
+fixed duplicate deals, reported as JSON and Markdown that can be cited and compared.
+
+Protocol version 1 (:data:`PROTOCOL`):
+
+* **Deals**: :data:`Protocol.deals` (500) duplicate deals against every rung (every deal played
+  once per side, :func:`training.evaluation.match.evaluate_pair`), drawn from the match seed
+  :data:`Protocol.seed` (9,000) of the ``REPORT`` seed range, which no training, teacher data or
+  tuning of this project draws from (:mod:`training.evaluation.seed_ranges`). Every agent meets
+  the same deals.
+* **The ladder**: ``random``, ``heuristic`` (the game's rule-based player), ``pimc`` at its
+  default options, and ``zoo:<game>`` (the model zoo's agent), each recorded by its canonical spec
+  (:func:`agents.registry.canonical_spec`) and the SHA-256 of the files it loads. A rung that is
+  the benchmarked agent itself is not played.
+* **Rules**: the game's default options, one hand per play (``episode="hand"``); Classic Whist
+  without honours (``honours=false``: honours are dealt luck, not play). Options given with
+  ``--option`` are named in the report.
+* **Statistics** (95% level, the agent's point of view): win rate per hand and points per hand
+  with t-intervals over deals, as ``whist eval``.
+
+Each deal is stored as soon as it is played (:mod:`training.evaluation.store`), so an
+interrupted benchmark resumes where it stopped and a repeated one plays nothing; ``--workers``
+and ``--ray`` give the same report as a serial run (every play is seeded from the match seed, the
+deal and the side). The report says which suite version, env id and version, commit, options and
+protocol version produced it. ``--smoke`` plays :data:`Protocol.smoke_deals` deals a rung and marks
+the report as outside the protocol (``within_protocol: false``).
+
+``whist benchmark-page`` turns the committed reports (``reports/benchmark/<game>/*.json``) into
+the docs' results page (:func:`results_page`); :func:`results_markdown` gives one game's table
+for its docs page.
+
+Examples: ``whist benchmark heuristic --game classic_whist --workers 2``;
+``whist benchmark python:my_agents:policy --game german_whist``;
+``whist benchmark-page reports/benchmark --out docs/benchmarks.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from training.errors import CommandError, Interrupted
+from training.evaluation.match import PairResult, deal_values, prepare_match, summarize_pair, write_text_atomically
+from training.evaluation.seed_ranges import REPORT, check_range
+from training.evaluation.store import ResultsStore, StoreError, agent_identity, canonical_json, code_version
+from whist_env.versions import env_id, env_version
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """A version of the benchmark protocol.
+
+    Attributes:
+        version: protocol version (int); any change to the fields below makes a new one.
+        seed: match seed of the deals, in ``REPORT`` (:mod:`training.evaluation.seed_ranges`).
+        deals: duplicate deals per rung.
+        rungs: names of the ladder's rungs, weakest first (``"zoo"`` is ``zoo:<game>``).
+        rules: rule options per game that differ from the game's defaults (over ``episode="hand"``).
+        smoke_deals: deals per rung of a ``--smoke`` run (outside the protocol).
+    """
+
+    version: int
+    seed: int
+    deals: int
+    rungs: tuple[str, ...]
+    rules: Mapping[str, Mapping[str, Any]]
+    smoke_deals: int
+
+    def rung_spec(self, rung: str, game: str) -> str:
+        """The agent spec of a rung in ``game`` (``zoo`` names the game's zoo agent)."""
+        return f"zoo:{game}" if rung == "zoo" else rung
+
+    def options(self, game: str) -> dict[str, Any]:
+        """The protocol's rule options of ``game``: ``episode="hand"`` and :attr:`rules` of the game."""
+        return {"episode": "hand", **dict(self.rules.get(game, {}))}
+
+
+#: The benchmark protocol this code runs.
+PROTOCOL = Protocol(
+    version=1,
+    seed=9_000,
+    deals=500,
+    rungs=("random", "heuristic", "pimc", "zoo"),
+    rules={"classic_whist": {"honours": False}},
+    smoke_deals=3,
+)
+check_range(PROTOCOL.seed, REPORT, "the benchmark protocol's match seed")
+
+#: Folder of the committed reports of the baselines and the zoo, ``<game>/<agent>.json``.
+REPORTS_DIR = Path("reports") / "benchmark"
+#: Default results store of ``whist benchmark`` (each deal stored as played).
+DEFAULT_DB = Path("runs") / "benchmark.sqlite"
+
+
+def report_name(label: str, smoke: bool = False, options_differ: bool = False, options: Mapping[str, Any] | None = None) -> str:
+    """The file stem of a report: the agent's canonical spec made safe for a file name, with
+    ``__options-<hash>`` when the rules differ from the protocol's and ``__smoke`` for a smoke run."""
+    import hashlib
+
+    stem = "".join(ch if ch.isalnum() or ch in "-_.#" else "_" for ch in label).strip("._") or "agent"
+    if options_differ:
+        stem += "__options-" + hashlib.sha256(canonical_json(dict(options or {})).encode()).hexdigest()[:8]
+    return stem + ("__smoke" if smoke else "")
+
+
+def _stored_result(store: ResultsStore, match: int, deals: int, n_sides: int, **fields: Any) -> PairResult:
+    """The :class:`PairResult` of the stored deals ``0 .. deals-1`` of ``match``."""
+    diffs, wins, hands, games = [], [], 0, 0
+    for outcome in store.deals(match):
+        if outcome.index >= deals:
+            continue
+        diff, win, hands_sum = deal_values(outcome.plays, n_sides)
+        diffs.append(diff)
+        wins.append(win)
+        hands += hands_sum
+        games += len(outcome.plays)
+    return summarize_pair(diffs, wins, hands=hands, games=games, deals_requested=deals, complete=len(diffs) == deals, **fields)
+
+
+def _number(v: float | None) -> float | None:
+    return None if v is None or (isinstance(v, float) and not math.isfinite(v)) else round(float(v), 6)
+
+
+def _rung_entry(rung: str, spec: str, identity: tuple[str, str | None], result: PairResult | None, note: str = "") -> dict[str, Any]:
+    entry: dict[str, Any] = {"rung": rung, "spec": spec, "kind": identity[0], "sha256": identity[1]}
+    if result is None:
+        entry.update(played=False, note=note)
+        return entry
+    entry.update(
+        played=True,
+        deals=result.deals,
+        deals_required=result.deals_requested,
+        complete=result.complete,
+        hands=result.hands,
+        win_rate=_number(result.win_rate),
+        win_rate_ci=[_number(v) for v in result.win_rate_ci],
+        points_per_hand=_number(result.points_per_hand),
+        points_per_hand_ci=[_number(v) for v in result.points_per_hand_ci],
+        p_value=_number(result.p_value),
+        interval_note=result.interval_note,
+    )
+    return entry
+
+
+def _commit() -> str | None:
+    version = code_version()
+    return version.partition("+g")[2] or None
+
+
+def build_report(game: str, agent: tuple[str, str, tuple[str, str | None]], options: Mapping[str, Any], smoke: bool,
+                 rungs: Sequence[dict[str, Any]], seconds: float) -> dict[str, Any]:
+    """The report as a JSON-ready dict (the fields :func:`format_report` and :func:`results_markdown` read).
+
+    Args:
+        game: the game name.
+        agent: ``(spec as typed, canonical spec, (kind, sha256 or None))``.
+        options: the rule options played.
+        smoke: whether this is a ``--smoke`` run (outside the protocol).
+        rungs: one entry per rung (played, or not with a note).
+        seconds: wall time of this run.
+    """
+    import whist_env
+
+    protocol_options = PROTOCOL.options(game)
+    changed = {k: v for k, v in options.items() if protocol_options.get(k, _MISSING) != v}
+    changed.update({k: None for k in protocol_options if k not in options})
+    complete = all(r.get("complete", True) for r in rungs if r["played"])
+    return {
+        "report": "whist-env benchmark",
+        "protocol": {"version": PROTOCOL.version, "seed": PROTOCOL.seed, "seed_range": str(REPORT),
+                     "deals_per_rung": PROTOCOL.smoke_deals if smoke else PROTOCOL.deals, "duplicate": True,
+                     "rungs": list(PROTOCOL.rungs)},
+        "within_protocol": not smoke,
+        "complete": complete,
+        "game": game,
+        "env_id": env_id(game),
+        "env_version": env_version(game),
+        "suite_version": str(whist_env.__version__),
+        "commit": _commit(),
+        "options": dict(sorted(options.items())),
+        "options_changed": dict(sorted(changed.items())),
+        "agent": {"spec": agent[0], "canonical": agent[1], "kind": agent[2][0], "sha256": agent[2][1]},
+        "rungs": list(rungs),
+        "created_utc": datetime.now(timezone.utc).replace(microsecond=0).isoformat(),
+        "seconds": round(seconds, 1),
+    }
+
+
+_MISSING = object()
+
+
+def _pct(v: float | None) -> str:
+    return "–" if v is None else f"{100 * v:.1f}%"
+
+
+def _signed(v: float | None) -> str:
+    return "–" if v is None else f"{v:+.2f}"
+
+
+def _interval(ci: Sequence[float | None], fmt) -> str:
+    if not ci or ci[0] is None or ci[1] is None:
+        return ""
+    return f" [{fmt(ci[0]).lstrip('+') if fmt is _pct else fmt(ci[0])}, {fmt(ci[1])}]"
+
+
+def _rung_cells(entry: Mapping[str, Any]) -> tuple[str, str]:
+    if not entry["played"]:
+        return entry.get("note", "not played"), ""
+    win = _pct(entry["win_rate"]) + _interval(entry["win_rate_ci"], _pct)
+    points = _signed(entry["points_per_hand"]) + _interval(entry["points_per_hand_ci"], _signed)
+    if not entry.get("complete", True):
+        win += f" (INCOMPLETE: {entry['deals']} of {entry['deals_required']} deals)"
+    return win, points
+
+
+def _options_text(options: Mapping[str, Any]) -> str:
+    return ", ".join(f"{k}={json.dumps(v)}" for k, v in options.items()) or "the defaults"
+
+
+def format_report(report: Mapping[str, Any]) -> str:
+    """The report as Markdown: what was run (protocol, versions, rules) and one row per rung."""
+    p = report["protocol"]
+    agent = report["agent"]
+    status = "" if report["within_protocol"] else " **Smoke run: outside the protocol** (too few deals to compare)."
+    if not report["complete"]:
+        status += " **Incomplete**: run the same command again to finish it."
+    lines = [
+        f"# Benchmark: `{agent['canonical']}` in {report['game']}",
+        "",
+        f"Protocol v{p['version']}: {p['deals_per_rung']} duplicate deals per rung from match seed {p['seed']:,} "
+        f"({p['seed_range']}); rules: {_options_text(report['options'])}"
+        + (f" (changed from the protocol: {_options_text(report['options_changed'])})" if report["options_changed"] else "")
+        + f". whist-env {report['suite_version']}, `{report['env_id']}`, commit {report['commit'] or 'unknown'}, "
+        f"{report['created_utc']}.{status}",
+        "",
+        f"Agent: `{agent['spec']}` (kind {agent['kind']}" + (f", sha256 `{agent['sha256'][:16]}…`" if agent["sha256"] else "") + ").",
+        "",
+        "| rung | opponent | deals | hands | win rate per hand [95% CI] | points per hand vs the rung [95% CI] |",
+        "|---|---|---:|---:|---|---|",
+    ]
+    for entry in report["rungs"]:
+        win, points = _rung_cells(entry)
+        who = f"`{entry['spec']}`" + (f" (sha256 `{entry['sha256'][:16]}…`)" if entry["sha256"] else "")
+        lines.append(f"| {entry['rung']} | {who} | {entry.get('deals', '')} | {entry.get('hands', '')} | {win} | {points} |")
+    return "\n".join(lines) + "\n"
+
+
+# ---------------------------------------------------------------------------------- the command
+def run_benchmark(args: Any) -> int:
+    """Carry out ``whist benchmark`` (arguments: :func:`training.cli.configure_benchmark`): play
+    every rung, store each deal, write ``<out>/<agent>.json`` and ``.md`` after every rung and
+    print the Markdown; returns 0.
+
+    Raises:
+        CommandError: a bad game, option or agent spec, an agent that cannot play the game, or a
+            store or output folder that cannot be used.
+        Interrupted: Ctrl-C; every finished deal stays stored and the report written so far says
+            it is incomplete; the same command resumes.
+    """
+    from agents.registry import canonical_spec
+    from whist_env import GAMES
+
+    game = args.game
+    if game not in GAMES:
+        raise CommandError(f"unknown game {game!r}; games: {sorted(GAMES)}")
+    deals = PROTOCOL.smoke_deals if args.smoke else PROTOCOL.deals
+    options = {**PROTOCOL.options(game), **dict(args.option)}
+    try:
+        agent_canonical = canonical_spec(args.spec, game)
+    except (ValueError, ImportError) as err:
+        raise CommandError(f"bad agent spec {args.spec!r}: {err}") from None
+    rung_specs = [PROTOCOL.rung_spec(r, game) for r in PROTOCOL.rungs]
+    setup = prepare_match(game, [args.spec, *rung_specs], deals, PROTOCOL.seed, list(options.items()), "benchmark",
+                          args.workers, args.ray)
+    try:
+        identities = [agent_identity(spec, game) for spec in setup.specs]
+    except (ValueError, OSError) as err:
+        raise CommandError(f"cannot hash the files an agent loads: {err}") from None
+    out = Path(args.out) if args.out else Path("runs") / "benchmark" / game
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise CommandError(f"--out {out}: cannot create the folder: {err}") from None
+    protocol_options = PROTOCOL.options(game)
+    stem = report_name(agent_canonical, args.smoke, setup.options != protocol_options, setup.options)
+    paths = (out / f"{stem}.json", out / f"{stem}.md")
+    try:
+        store = ResultsStore(args.db)
+    except (StoreError, OSError) as err:
+        raise CommandError(f"cannot open the results store {args.db}: {err}") from None
+    n_sides = setup.game.num_sides
+    agent = setup.agents[0]
+    agent_id_key = (setup.specs[0], identities[0])
+    rungs: list[dict[str, Any]] = []
+    start = time.perf_counter()
+
+    def write(entries: list[dict[str, Any]]) -> None:
+        report = build_report(game, (args.spec, agent_canonical, identities[0]), setup.options, args.smoke, entries,
+                              time.perf_counter() - start)
+        write_text_atomically(paths[0], json.dumps(report, indent=2) + "\n")
+        write_text_atomically(paths[1], format_report(report))
+
+    def partial(rung: str, spec: str, identity: tuple[str, str | None], match: int) -> dict[str, Any]:
+        return _rung_entry(rung, spec, identity, _stored_result(store, match, deals, n_sides, agent_a=setup.specs[0],
+                                                                agent_b=spec, game=game, seed=PROTOCOL.seed,
+                                                                options=setup.options))
+
+    with store:
+        a = store.agent_id(setup.specs[0], *identities[0])
+        current: tuple[str, str, tuple[str, str | None], int] | None = None
+        try:
+            for k, rung in enumerate(PROTOCOL.rungs, start=1):
+                spec, identity = setup.specs[k], identities[k]
+                if (spec, identity) == agent_id_key:
+                    rungs.append(_rung_entry(rung, spec, identity, None, "the agent itself: not played"))
+                    continue
+                b = store.agent_id(spec, *identity)
+                seats = [[a if setup.game.side_of(seat) == side else b for seat in range(setup.game.num_players)]
+                         for side in range(n_sides)]
+                match = store.match_id(game, setup.options, PROTOCOL.seed, a, b, True, seats)
+                done = {i for i in store.stored_deals(match) if i < deals}
+                current = (rung, spec, identity, match)
+                if len(done) < deals:
+                    write(rungs + [partial(*current)])
+                    evaluate_pair_stored(store, match, game, agent, setup.agents[k], deals, setup.options, done,
+                                         (setup.specs[0], spec), args)
+                rungs.append(partial(*current))
+                current = None
+                write(rungs)
+        except KeyboardInterrupt:
+            if current is not None:
+                write(rungs + [partial(*current)])
+            raise Interrupted(f"the deals played are stored in {args.db}; {paths[0]} says how far each rung got; "
+                              "run the same command again to resume") from None
+    text = format_report(json.loads(paths[0].read_text()))
+    print(text)
+    print(f"wrote {paths[0]} and {paths[1]} in {time.perf_counter() - start:.1f} s; deals stored in {args.db}", file=sys.stderr)
+    return 0
+
+
+def evaluate_pair_stored(store: ResultsStore, match: int, game: str, agent_a: Any, agent_b: Any, deals: int,
+                         options: Mapping[str, Any], done: set[int], labels: tuple[str, str], args: Any) -> None:
+    """Play the deals of ``match`` not in ``done`` and store each as it finishes."""
+    from training.evaluation.match import evaluate_pair
+
+    evaluate_pair(game, agent_a, agent_b, deals, seed=PROTOCOL.seed, options=options, duplicate=True, progress=not args.quiet,
+                  labels=labels, on_deal=lambda outcome: store.add_deal(match, outcome), skip_deals=done,
+                  workers=args.workers, ray_address=args.ray)
+
+
+# ---------------------------------------------------------------------------------- reports -> docs
+class ReportError(ValueError):
+    """A file that is not a benchmark report this code reads (the message names it and why)."""
+
+
+def load_report(path: str | Path) -> dict[str, Any]:
+    """A report written by ``whist benchmark``.
+
+    Raises:
+        ReportError: unreadable, not JSON, or missing the fields of a report.
+    """
+    try:
+        report = json.loads(Path(path).read_text())
+    except (OSError, json.JSONDecodeError) as err:
+        raise ReportError(f"{path}: not a readable benchmark report: {err}") from None
+    needed = ("protocol", "within_protocol", "complete", "game", "agent", "rungs", "env_id", "options")
+    if not isinstance(report, dict) or report.get("report") != "whist-env benchmark" or any(k not in report for k in needed):
+        raise ReportError(f"{path}: not a whist-env benchmark report (missing {[k for k in needed if k not in report]})")
+    return report
+
+
+def protocol_reports(reports_dir: str | Path, game: str | None = None) -> list[dict[str, Any]]:
+    """The complete reports of the current protocol version in ``reports_dir/<game>/*.json``,
+    sorted by game and agent (smoke, incomplete and older-protocol reports are left out).
+
+    Raises:
+        ReportError: a file there that is not a report.
+    """
+    root = Path(reports_dir)
+    found = []
+    for path in sorted(root.glob(f"{game or '*'}/*.json")):
+        report = load_report(path)
+        if report["within_protocol"] and report["complete"] and report["protocol"]["version"] == PROTOCOL.version:
+            found.append(report)
+    return sorted(found, key=lambda r: (r["game"], _agent_order(r["agent"]["canonical"], r["game"])))
+
+
+def _agent_order(canonical: str, game: str) -> tuple[int, str]:
+    ladder = [PROTOCOL.rung_spec(r, game) for r in PROTOCOL.rungs]
+    kind = canonical.partition(":")[0]
+    for i, spec in enumerate(ladder):
+        if canonical == spec or (spec == "pimc" and kind == "pimc"):
+            return i, canonical
+    return len(ladder), canonical
+
+
+def results_markdown(game: str, reports_dir: str | Path = REPORTS_DIR) -> str:
+    """One game's benchmark table in Markdown: a row per committed report (the agent), a column
+    per rung (win rate per hand with its 95% CI, then points per hand), under protocol
+    :data:`PROTOCOL`; a sentence saying so when no report of the game is committed.
+
+    Raises:
+        ReportError: a file in the game's report folder that is not a report.
+    """
+    reports = protocol_reports(reports_dir, game)
+    if not reports:
+        return (f"No complete benchmark report of {game} under protocol v{PROTOCOL.version} is committed yet "
+                f"(`whist benchmark SPEC --game {game}` writes one).\n")
+    rungs = list(PROTOCOL.rungs)
+    head = "| agent | " + " | ".join(f"vs {r}" for r in rungs) + " |"
+    lines = [head, "|---|" + "---|" * len(rungs)]
+    for report in reports:
+        by_rung = {e["rung"]: e for e in report["rungs"]}
+        cells = []
+        for r in rungs:
+            entry = by_rung.get(r)
+            if entry is None:
+                cells.append("")
+                continue
+            win, points = _rung_cells(entry)
+            cells.append(win if not entry["played"] else f"{win}<br>{points} pts")
+        agent = report["agent"]
+        name = f"`{agent['canonical']}`" + (f" (`{agent['sha256'][:8]}`)" if agent["sha256"] else "")
+        changed = f" with {_options_text(report['options_changed'])}" if report["options_changed"] else ""
+        lines.append(f"| {name}{changed} | " + " | ".join(cells) + " |")
+    first = reports[0]
+    lines += ["", f"Win rate per hand of the row's agent against the rung [95% CI], and its points per hand minus the rung's; "
+                  f"{first['protocol']['deals_per_rung']} duplicate deals per rung from match seed {first['protocol']['seed']:,}, "
+                  f"rules {_options_text(PROTOCOL.options(game))}; `{first['env_id']}`, whist-env "
+                  f"{', '.join(sorted({r['suite_version'] for r in reports}))} "
+                  f"(commits {', '.join(sorted({str(r['commit']) for r in reports}))})."]
+    return "\n".join(lines) + "\n"
+
+
+def results_page(reports_dir: str | Path = REPORTS_DIR) -> str:
+    """The docs' benchmark-results page: the protocol, then :func:`results_markdown` per game."""
+    from whist_env import GAMES
+
+    p = PROTOCOL
+    lines = [
+        "<!-- generated by `whist benchmark-page` from the reports in reports/benchmark; do not edit by hand -->",
+        "",
+        "# Benchmark results",
+        "",
+        f"Every figure on this page comes from `whist benchmark` under protocol v{p.version}: {p.deals} duplicate deals "
+        f"against each rung of the ladder ({', '.join(p.rungs)}), from match seed {p.seed:,} of the {REPORT} seed range, "
+        "which no training, teacher data or tuning in this project uses; each game's default rules, one hand per play, "
+        "Classic Whist with `honours=false`. Win rates count hands (ties half), with 95% t-intervals over deals. "
+        "To benchmark your own agent: `whist benchmark SPEC --game GAME` (SPEC: `checkpoint:PATH`, `sb3:PATH`, "
+        "`rllib:PATH` or `python:MODULE:ATTR`).",
+        "",
+    ]
+    for game in GAMES:
+        lines += [f"## {game}", "", results_markdown(game, reports_dir)]
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def run_benchmark_page(args: Any) -> int:
+    """Carry out ``whist benchmark-page``: write (or with ``--check`` compare) the results page;
+    returns 0, or 1 when ``--check`` finds the page out of date.
+
+    Raises:
+        CommandError: a report that cannot be read, or a page that cannot be written.
+    """
+    try:
+        text = results_page(args.reports)
+    except ReportError as err:
+        raise CommandError(str(err)) from None
+    out = Path(args.out)
+    if args.check:
+        current = out.read_text() if out.exists() else None
+        if current != text:
+            print(f"{out} is out of date with the reports in {args.reports}: run `whist benchmark-page {args.reports} "
+                  f"--out {out}`", file=sys.stderr)
+            return 1
+        print(f"{out} is up to date")
+        return 0
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        write_text_atomically(out, text)
+    except OSError as err:
+        raise CommandError(f"--out {out}: {err}") from None
+    print(f"wrote {out}")
+    return 0

@@ -1,0 +1,98 @@
+"""The version of each game's environment, and the ids built from it (docs/versioning.md).
+
+Any change to a game's observation, actions, rewards, rules or defaults bumps that game's entry in
+:data:`ENV_VERSIONS` (``-v0`` → ``-v1``) and is recorded in CHANGELOG.md. The old version is not
+kept (one code path per game): it moves to :data:`RETIRED` and every id of it is refused with a
+message naming the new one. The golden playthroughs in ``tests/golden/`` pin the current version of
+each env (re-record them with ``python -m tests.golden.record`` after a deliberate change).
+
+This module imports nothing from ``whist_env``, so every layer (registration, the env's
+``metadata["name"]``, the tests) can build ids from it without an import cycle.
+"""
+
+from __future__ import annotations
+
+#: Game name -> the version of its environment (the ``N`` of ``whist/<game>-vN``).
+ENV_VERSIONS: dict[str, int] = {
+    "classic_whist": 0,
+    "minnesota_whist": 0,
+    "german_whist": 0,
+    "romanian_whist": 0,
+    "bid_whist": 0,
+    "cutthroat_whist": 0,
+}
+
+#: (game name, retired env version) -> the package version (``whist_env.__version__``) whose
+#: release retired it. Empty until a first bump, e.g. ``{("classic_whist", 0): "0.2.0"}``.
+RETIRED: dict[tuple[str, int], str] = {}
+
+
+def _known(game: str) -> int:
+    try:
+        return ENV_VERSIONS[game]
+    except KeyError:
+        raise ValueError(f"unknown game {game!r}: one of {sorted(ENV_VERSIONS)}") from None
+
+
+def env_version(game: str) -> int:
+    """The current version (an int, 0 for ``-v0``) of ``game``'s environment.
+
+    Raises:
+        ValueError: ``game`` is not one of :data:`ENV_VERSIONS`.
+    """
+    return _known(game)
+
+
+def env_id(game: str, version: int | None = None) -> str:
+    """PettingZoo registry id of ``game``: ``"classic_whist"`` → ``"whist/classic_whist-v0"``.
+
+    ``version`` defaults to the current one; any other is only spelled, not checked (see
+    :func:`check_version`).
+    """
+    return f"whist/{game}-v{_known(game) if version is None else version}"
+
+
+def module_name(game: str) -> str:
+    """Name of ``game``'s env module and its ``metadata["name"]``: ``"classic_whist_v0"``."""
+    return f"{game}_v{_known(game)}"
+
+
+def gymnasium_id(game: str, version: int | None = None) -> str:
+    """Gymnasium id of ``game``'s single-agent env: ``"classic_whist"`` → ``"whist_env/ClassicWhist-v0"``."""
+    camel = "".join(part.capitalize() for part in game.split("_"))
+    return f"whist_env/{camel}-v{_known(game) if version is None else version}"
+
+
+def check_version(game: str, version: int) -> None:
+    """Accept ``version`` of ``game`` only if it is the current one.
+
+    Raises:
+        ValueError: the game is unknown; the version was retired (the message names the
+            release that retired it and the id to use instead); or the version never existed.
+    """
+    current = _known(game)
+    if version == current:
+        return
+    if (game, version) in RETIRED:
+        raise ValueError(
+            f"{env_id(game, version)} was retired in {RETIRED[game, version]}: use {env_id(game)} (CHANGELOG.md)"
+        )
+    raise ValueError(f"{env_id(game, version)} does not exist: the current version is {env_id(game)}")
+
+
+def retired_versions(game: str) -> list[int]:
+    """The retired versions of ``game``, oldest first (registered only to be refused)."""
+    _known(game)
+    return sorted(v for g, v in RETIRED if g == game)
+
+
+__all__ = [
+    "ENV_VERSIONS",
+    "RETIRED",
+    "check_version",
+    "env_id",
+    "env_version",
+    "gymnasium_id",
+    "module_name",
+    "retired_versions",
+]
