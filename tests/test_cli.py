@@ -229,20 +229,23 @@ def test_the_rllib_resume_command_says_quiet():
     assert resume_command(args) == "whist rllib-train c.yaml --quiet --resume"
 
 
-# ------------------------------------------------------------------------------ README commands
+# ------------------------------------------------------------------------------ README and docs commands
 def test_readmes_vector_backend_example_does_not_collide_with_the_main_jobs_run():
     """After the main job (runs/classic_default holds a run), every ``whist train ... --backend vector``
-    command of README must name a fresh run folder or it is refused ("already holds a run")."""
+    command of README and of the docs pages (docs/howto/training.md shows it) must name a fresh run folder
+    or it is refused ("already holds a run")."""
     import re
     import shlex
 
     from training.learn.config import load_config
 
-    readme = (ROOT / "README.md").read_text()
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    readme = "\n".join(page.read_text(encoding="utf-8") for page in pages)
+    assert "--backend vector" in (ROOT / "docs" / "howto" / "training.md").read_text(encoding="utf-8")
     main_job = load_config(ROOT / "configs" / "classic_default.yaml").run_dir(ROOT / "configs" / "classic_default.yaml")
     commands = [m.group(1) for m in re.finditer(r"`(whist train [^`]*--backend vector[^`]*)`", readme)]
     commands += [line.split("#")[0].strip() for line in readme.splitlines() if line.strip().startswith("whist train") and "--backend vector" in line]
-    assert commands, "README shows no whist train --backend vector command"
+    assert commands, "README and docs show no whist train --backend vector command"
     for command in commands:
         args = cli.build_parser("train").parse_args(shlex.split(command)[1:])
         run_dir = Path(args.run_dir) if args.run_dir else load_config(ROOT / args.config).run_dir(args.config)

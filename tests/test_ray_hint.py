@@ -25,6 +25,7 @@ def no_ray(monkeypatch):
 def test_the_hint_is_readme_s_and_ci_s_venv_setup():
     assert RAY_VENV_SETUP == 'python3 -m venv .venv-ray && . .venv-ray/bin/activate && pip install torch==2.13.0 && pip install -e ".[dev,rllib]"'
     assert RAY_VENV_SETUP in (ROOT / "README.md").read_text(encoding="utf-8")
+    assert RAY_VENV_SETUP in (ROOT / "docs" / "howto" / "ray.md").read_text(encoding="utf-8")
     ci = [line.strip() for line in (ROOT / ".ci" / "run").read_text(encoding="utf-8").splitlines()]
     start = ci.index("python3 -m venv .venv-ray")
     assert [line for line in ci[start:] if line.startswith(("python3 -m venv", ". .venv-ray", "pip install"))][:4] == \

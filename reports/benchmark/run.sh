@@ -15,3 +15,4 @@ for game in romanian_whist minnesota_whist classic_whist cutthroat_whist german_
   done
 done
 whist benchmark-page reports/benchmark --out docs/benchmarks.md
+python docs/generate.py   # the game pages show the same tables

@@ -1,0 +1,208 @@
+"""``whist benchmark``: the protocol's ladder, the report's fields, resumption per deal, the same
+report with workers, a user's ``python:`` policy, refusals, and the results page built from
+committed reports."""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+import whist_env
+from training.cli import main
+from training.evaluation import benchmark
+from training.evaluation.store import ResultsStore, file_sha256
+
+ROOT = Path(__file__).resolve().parents[1]
+GAME = "romanian_whist"  # the cheapest pimc: its hands are short
+
+
+@pytest.fixture
+def cheap_protocol(monkeypatch):
+    """The protocol with its pimc rung left out and 4 deals a rung, so the mechanics run in seconds."""
+    cheap = dataclasses.replace(benchmark.PROTOCOL, deals=4, rungs=("random", "heuristic", "zoo"))
+    monkeypatch.setattr(benchmark, "PROTOCOL", cheap)
+    return cheap
+
+
+def run(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        status = main(list(argv))
+    return status, out.getvalue(), err.getvalue()
+
+
+def test_protocol_is_fixed():
+    p = benchmark.PROTOCOL
+    assert (p.version, p.seed, p.deals, p.rungs, p.smoke_deals) == (1, 9_000, 500, ("random", "heuristic", "pimc", "zoo"), 3)
+    assert p.options("classic_whist") == {"episode": "hand", "honours": False}
+    assert p.options("german_whist") == {"episode": "hand"}
+    assert p.rung_spec("zoo", "bid_whist") == "zoo:bid_whist" and p.rung_spec("pimc", "bid_whist") == "pimc"
+
+
+def test_smoke_report_holds_the_ladder_and_the_versions(tmp_path):
+    status, out, _ = run("benchmark", "random", "--game", GAME, "--smoke", "--out", str(tmp_path / "r"), "--db",
+                         str(tmp_path / "b.sqlite"), "--quiet")
+    assert status == 0
+    report = json.loads((tmp_path / "r" / "random__smoke.json").read_text())
+    assert report["within_protocol"] is False and report["complete"] is True
+    assert report["protocol"] == {"version": 1, "seed": 9000, "seed_range": "REPORT [0, 10,000)", "deals_per_rung": 3,
+                                  "duplicate": True, "rungs": ["random", "heuristic", "pimc", "zoo"]}
+    assert (report["game"], report["env_id"], report["env_version"]) == (GAME, "whist/romanian_whist-v0", 0)
+    assert report["suite_version"] == whist_env.__version__
+    assert report["options"] == {"episode": "hand"} and report["options_changed"] == {}
+    assert report["agent"] == {"spec": "random", "canonical": "random", "kind": "random", "sha256": None}
+    rungs = {r["rung"]: r for r in report["rungs"]}
+    assert list(rungs) == ["random", "heuristic", "pimc", "zoo"]
+    assert rungs["random"] == {"rung": "random", "spec": "random", "kind": "random", "sha256": None, "played": False,
+                               "note": "the agent itself: not played"}
+    assert rungs["pimc"]["spec"].startswith("pimc:exact=auto,") and rungs["pimc"]["sha256"] is None
+    assert rungs["zoo"]["sha256"] == file_sha256(ROOT / "agents" / "zoo" / f"{GAME}.pt")
+    for name in ("heuristic", "pimc", "zoo"):
+        assert rungs[name]["played"] and rungs[name]["deals"] == 3 and rungs[name]["complete"]
+        assert 0 <= rungs[name]["win_rate"] <= 1
+    assert "Smoke run: outside the protocol" in out
+    assert out == (tmp_path / "r" / "random__smoke.md").read_text() + "\n"
+
+
+def test_resumes_per_deal_and_workers_give_the_same_report(tmp_path, cheap_protocol, monkeypatch):
+    db = tmp_path / "b.sqlite"
+    args = ["benchmark", "heuristic", "--game", GAME, "--out", str(tmp_path / "serial"), "--db", str(db), "--quiet"]
+    # Ctrl-C after 6 stored deals: the random rung's 4, then 2 of the zoo rung's (the heuristic rung is the agent)
+    real_add = ResultsStore.add_deal
+    calls = {"n": 0}
+
+    def add_then_stop(self, match_id, outcome):
+        if calls["n"] == 6:
+            raise KeyboardInterrupt
+        calls["n"] += 1
+        return real_add(self, match_id, outcome)
+
+    monkeypatch.setattr(ResultsStore, "add_deal", add_then_stop)
+    status, _, err = run(*args)
+    assert status == 130 and "run the same command again to resume" in err
+    partial = json.loads((tmp_path / "serial" / "heuristic.json").read_text())
+    assert partial["complete"] is False
+    by_rung = {r["rung"]: r for r in partial["rungs"]}
+    assert by_rung["random"]["complete"] and by_rung["random"]["deals"] == 4
+    assert by_rung["zoo"]["complete"] is False and by_rung["zoo"]["deals"] == 2
+    assert "INCOMPLETE: 2 of 4 deals" in (tmp_path / "serial" / "heuristic.md").read_text()
+    monkeypatch.setattr(ResultsStore, "add_deal", real_add)
+    assert run(*args)[0] == 0
+    with ResultsStore(db) as store:
+        stored = store.count_outcomes()
+    resumed = json.loads((tmp_path / "serial" / "heuristic.json").read_text())
+    assert resumed["complete"] is True
+    added = []
+    monkeypatch.setattr(ResultsStore, "add_deal", lambda self, match_id, outcome: added.append(outcome) or real_add(self, match_id, outcome))
+    assert run(*args)[0] == 0  # again: nothing more is played
+    assert added == []
+    with ResultsStore(db) as store:
+        assert store.count_outcomes() == stored
+    assert json.loads((tmp_path / "serial" / "heuristic.json").read_text())["rungs"] == resumed["rungs"]
+    # one run, two workers, a fresh store: the same figures as the interrupted-and-resumed serial run
+    assert run("benchmark", "heuristic", "--game", GAME, "--out", str(tmp_path / "parallel"), "--db",
+               str(tmp_path / "p.sqlite"), "--quiet", "--workers", "2")[0] == 0
+    parallel = json.loads((tmp_path / "parallel" / "heuristic.json").read_text())
+    assert resumed["within_protocol"] and parallel["within_protocol"]
+    assert resumed["rungs"] == parallel["rungs"]
+    assert [r["rung"] for r in resumed["rungs"]] == ["random", "heuristic", "zoo"]
+    assert resumed["rungs"][1]["played"] is False  # the heuristic rung is the agent itself
+
+
+POLICY_MODULE = '''
+import numpy as np
+
+class FirstLegal:
+    name = "first-legal"
+
+    def act(self, observation, info_state=None):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+policy = FirstLegal()
+
+def factory(game, seed):
+    return FirstLegal()
+
+not_a_policy = 3
+'''
+
+
+def test_a_python_policy_gets_the_same_report(tmp_path, cheap_protocol, monkeypatch):
+    (tmp_path / "my_bench_agents.py").write_text(POLICY_MODULE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    for attr in ("policy", "factory"):
+        status, out, _ = run("benchmark", f"python:my_bench_agents:{attr}", "--game", GAME, "--out", "r", "--db", "b.sqlite",
+                             "--quiet")
+        assert status == 0, out
+        report = json.loads((tmp_path / "r" / f"python_my_bench_agents_{attr}.json").read_text())
+        assert report["agent"]["kind"] == "python"
+        assert report["agent"]["sha256"] == file_sha256(tmp_path / "my_bench_agents.py")
+        assert all(r["played"] and r["complete"] for r in report["rungs"])
+    # the two specs play the same moves: the same figures
+    a = json.loads((tmp_path / "r" / "python_my_bench_agents_policy.json").read_text())
+    b = json.loads((tmp_path / "r" / "python_my_bench_agents_factory.json").read_text())
+    assert [r["win_rate"] for r in a["rungs"]] == [r["win_rate"] for r in b["rungs"]]
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("python:my_bench_agents", "must name a module and an attribute"),
+    ("python:no_such_module_xyz:policy", "cannot import module 'no_such_module_xyz'"),
+    ("python:my_bench_agents:missing", "has no attribute 'missing'"),
+    ("python:my_bench_agents:not_a_policy", "neither a policy"),
+    ("nonsense", "unknown agent spec"),
+])
+def test_bad_specs_are_refused_and_nothing_is_written(tmp_path, monkeypatch, spec, message):
+    (tmp_path / "my_bench_agents.py").write_text(POLICY_MODULE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    status, _, err = run("benchmark", spec, "--game", GAME, "--smoke", "--out", "r", "--db", "b.sqlite", "--quiet")
+    assert status == 2 and message in err, err
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+
+
+def test_bad_game_and_option_are_refused(tmp_path):
+    assert run("benchmark", "random", "--game", "nope", "--smoke", "--out", str(tmp_path / "r"))[0] == 2
+    status, _, err = run("benchmark", "random", "--game", GAME, "--option", "no_such_option=1", "--smoke",
+                         "--out", str(tmp_path / "r"), "--db", str(tmp_path / "b.sqlite"))
+    assert status == 2 and "bad --option" in err
+    assert not (tmp_path / "r").exists()
+
+
+def test_options_are_named_and_the_page_is_built_from_reports(tmp_path, cheap_protocol):
+    reports = tmp_path / "reports"
+    db = str(tmp_path / "b.sqlite")
+    for spec in ("heuristic", "random"):
+        assert run("benchmark", spec, "--game", GAME, "--out", str(reports / GAME), "--db", db, "--quiet")[0] == 0
+    # a smoke report and one under other rules: the page shows the rules change, leaves the smoke run out
+    assert run("benchmark", "random", "--game", GAME, "--smoke", "--out", str(reports / GAME), "--db", db, "--quiet")[0] == 0
+    assert run("benchmark", "heuristic", "--game", GAME, "--option", "streak_bonus=false", "--out", str(reports / GAME),
+               "--db", db, "--quiet")[0] == 0
+    changed = [p for p in (reports / GAME).glob("heuristic__options-*.json")]
+    assert len(changed) == 1 and json.loads(changed[0].read_text())["options_changed"] == {"streak_bonus": False}
+    table = benchmark.results_markdown(GAME, reports)
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    assert [row.split("|")[1].strip() for row in rows] == ["`random`", "`heuristic`", "`heuristic` with streak_bonus=false"]
+    assert table.splitlines()[0] == "| agent | vs random | vs heuristic | vs zoo |"
+    assert "the agent itself: not played" in rows[0]
+    assert "No complete benchmark report of german_whist" in benchmark.results_markdown("german_whist", reports)
+    page = tmp_path / "benchmarks.md"
+    assert run("benchmark-page", str(reports), "--out", str(page), "--check")[0] == 1
+    assert run("benchmark-page", str(reports), "--out", str(page))[0] == 0
+    assert run("benchmark-page", str(reports), "--out", str(page), "--check")[0] == 0
+    assert "## romanian_whist" in page.read_text() and rows[1] in page.read_text()
+    (reports / GAME / "broken.json").write_text("{}")
+    status, _, err = run("benchmark-page", str(reports), "--out", str(page))
+    assert status == 2 and "broken.json: not a whist-env benchmark report" in err
+
+
+def test_committed_page_is_current():
+    """docs/benchmarks.md is what `whist benchmark-page` makes of the committed reports."""
+    page = ROOT / "docs" / "benchmarks.md"
+    assert page.read_text() == benchmark.results_page(ROOT / "reports" / "benchmark"), (
+        "docs/benchmarks.md is out of date: run `whist benchmark-page reports/benchmark --out docs/benchmarks.md`")
