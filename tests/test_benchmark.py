@@ -114,6 +114,14 @@ def test_resumes_per_deal_and_workers_give_the_same_report(tmp_path, cheap_proto
     assert resumed["rungs"][1]["played"] is False  # the heuristic rung is the agent itself
 
 
+def test_the_last_rung_is_the_agent_itself(tmp_path, cheap_protocol):
+    assert run("benchmark", "zoo", "--game", GAME, "--out", str(tmp_path), "--db", str(tmp_path / "b.sqlite"), "--quiet")[0] == 0
+    report = json.loads((tmp_path / f"zoo_{GAME}.json").read_text())
+    assert [(r["rung"], r["played"]) for r in report["rungs"]] == [("random", True), ("heuristic", True), ("zoo", False)]
+    assert report["complete"] and report["agent"]["canonical"] == f"zoo:{GAME}"
+    assert "| zoo | `zoo:romanian_whist` (sha256" in (tmp_path / f"zoo_{GAME}.md").read_text()
+
+
 POLICY_MODULE = '''
 import numpy as np
 

@@ -14,10 +14,10 @@ from whist_env import (
     minnesota_whist_v0,
     romanian_whist_v0,
 )
+from whist_env._version import __version__
 from whist_env.engine.cards import card_from_str, card_to_str
-from whist_env.wrappers import register_gymnasium_envs
-
-__version__ = "0.1.0"
+from whist_env.versions import env_id
+from whist_env.wrappers import register_gymnasium_envs, register_pettingzoo_envs
 
 #: Game name -> module, for tools that pick a game by name.
 GAMES = {
@@ -29,23 +29,20 @@ GAMES = {
     "cutthroat_whist": cutthroat_whist_v0,
 }
 
-try:
-    from pettingzoo import register
-except ImportError:  # PettingZoo < 1.27 has no registry
-    register = None
-if register is not None:
-    for _name in GAMES:
-        register("aec", f"whist/{_name}-v0", entry_point=f"whist_env.{_name}_v0:env")
+# PettingZoo ids (whist_env.versions builds them): pettingzoo.make("aec", "whist/classic_whist-v0")
+register_pettingzoo_envs(GAMES)
 # Single-agent Gymnasium ids for SB3: gymnasium.make("whist_env/ClassicWhist-v0")
 register_gymnasium_envs(GAMES)
 
 __all__ = [
     "GAMES",
+    "__version__",
     "bid_whist_v0",
     "card_from_str",
     "card_to_str",
     "classic_whist_v0",
     "cutthroat_whist_v0",
+    "env_id",
     "german_whist_v0",
     "minnesota_whist_v0",
     "romanian_whist_v0",

@@ -80,6 +80,19 @@ def check_version(game: str, version: int) -> None:
     raise ValueError(f"{env_id(game, version)} does not exist: the current version is {env_id(game)}")
 
 
+def refuse_retired(game: str, version: int, **options: object) -> None:
+    """Registry entry point of a retired id: raises the :func:`check_version` refusal.
+
+    Registered (``functools.partial(refuse_retired, game, version)``) under each retired id, so
+    ``pettingzoo.make`` and ``gymnasium.make`` answer with the id to use instead of "not found".
+
+    Raises:
+        ValueError: always, for a retired version (what :func:`check_version` raises).
+    """
+    check_version(game, version)
+    raise ValueError(f"{env_id(game, version)} is not retired: register it with its env")
+
+
 def retired_versions(game: str) -> list[int]:
     """The retired versions of ``game``, oldest first (registered only to be refused)."""
     _known(game)
@@ -94,5 +107,6 @@ __all__ = [
     "env_version",
     "gymnasium_id",
     "module_name",
+    "refuse_retired",
     "retired_versions",
 ]

@@ -320,6 +320,7 @@ def run_benchmark(args: Any) -> int:
                 spec, identity = setup.specs[k], identities[k]
                 if (spec, identity) == agent_id_key:
                     rungs.append(_rung_entry(rung, spec, identity, None, "the agent itself: not played"))
+                    write(rungs)
                     continue
                 b = store.agent_id(spec, *identity)
                 seats = [[a if setup.game.side_of(seat) == side else b for seat in range(setup.game.num_players)]

@@ -13,6 +13,7 @@ from whist_env.envs.encoding import ObservationEncoder, mask_to_int8
 from whist_env.envs.infos import INFO_MODES, numeric_info
 from whist_env.envs.render import render_table
 from whist_env.rules.base import TrickTakingGame
+from whist_env.versions import module_name
 
 
 class WhistEnv(AECEnv):
@@ -50,7 +51,7 @@ class WhistEnv(AECEnv):
             raise ValueError(f"infos must be one of {list(INFO_MODES)}, got {infos!r}")
         self.info_mode = infos
         self.game = rules_cls(**options)
-        self.metadata = dict(self.metadata, name=f"{rules_cls.NAME}_v0")
+        self.metadata = dict(self.metadata, name=module_name(rules_cls.NAME))
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
         self.agents = list(self.possible_agents)

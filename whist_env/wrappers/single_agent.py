@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import operator
+import re
 from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
@@ -76,7 +77,8 @@ def _resolve_game(game: str | ModuleType) -> tuple[str, ModuleType]:
         return game, whist_env.GAMES[game]
     if not hasattr(game, "raw_env"):
         raise ValueError(f"game must be a name in whist_env.GAMES or an env module with raw_env(), got {game!r}")
-    return game.__name__.rsplit(".", 1)[-1].removesuffix("_v0"), game
+    # "whist_env.classic_whist_v0" -> "classic_whist", whatever the env version (whist_env.versions)
+    return re.sub(r"_v\d+$", "", game.__name__.rsplit(".", 1)[-1]), game
 
 
 def _seat_number(key: Any, num_players: int) -> int:

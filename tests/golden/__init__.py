@@ -1,0 +1,1 @@
+"""Golden playthroughs of every env (see record.py)."""
