@@ -247,15 +247,15 @@ def python_agent(rest: str, game: str, seed: int | None = None) -> Policy:
     ``sys.path`` (the working folder is put on it, as ``python -m`` does), is either
 
     * an object with ``act(observation, info_state=None) -> int`` (:class:`agents.base.Policy`), used as is, or
-    * a callable (a class or a function) that ``ATTR(game, seed)`` turns into one.
+    * a callable (a class, even one with ``act``, or a function) that ``ATTR(game, seed)`` turns into one.
 
     A policy with a ``reseed(seed)`` method is reseeded before every play of a match, as the
     built-in agents are; one without ``name`` is named by the spec.
 
     Raises:
-        ValueError: a malformed spec, a missing attribute, or something that is neither a policy
-            nor a factory returning one.
-        ImportError: the module cannot be imported (the message names it).
+        ValueError: a malformed spec, a missing attribute, something that is neither a policy
+            nor a factory returning one, or a factory that does not take ``(game, seed)``.
+        ImportError: the module cannot be imported, or does not compile (the message names it).
     """
     import importlib
 
@@ -263,7 +263,7 @@ def python_agent(rest: str, game: str, seed: int | None = None) -> Policy:
     _working_folder_on_path()
     try:
         target: Any = importlib.import_module(module_name)
-    except ImportError as err:
+    except (ImportError, SyntaxError) as err:
         raise ImportError(f"agent spec 'python:{rest}': cannot import module {module_name!r}: {err}") from None
     for part in attr.split("."):
         try:
@@ -271,10 +271,13 @@ def python_agent(rest: str, game: str, seed: int | None = None) -> Policy:
         except AttributeError:
             raise ValueError(f"agent spec 'python:{rest}': module {module_name!r} has no attribute {attr!r}") from None
     agent = target
-    if not callable(getattr(agent, "act", None)):
+    if isinstance(agent, type) or not callable(getattr(agent, "act", None)):  # a class is a factory too
         if not callable(agent):
             raise ValueError(f"agent spec 'python:{rest}': {attr} is neither a policy (an object with act) nor a factory")
-        agent = agent(game, seed)
+        try:
+            agent = agent(game, seed)
+        except TypeError as err:
+            raise ValueError(f"agent spec 'python:{rest}': {attr}(game, seed) failed: {err}") from None
         if not callable(getattr(agent, "act", None)):
             raise ValueError(f"agent spec 'python:{rest}': {attr}(game, seed) returned {type(agent).__name__}, "
                              "which has no act(observation, info_state) method")

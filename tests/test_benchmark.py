@@ -137,6 +137,16 @@ def factory(game, seed):
     return FirstLegal()
 
 not_a_policy = 3
+
+class Seeded:
+    def __init__(self, game, seed):
+        self.rng = np.random.default_rng(seed)
+
+    def act(self, observation, info_state=None):
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+def one_argument(game):
+    return FirstLegal()
 '''
 
 
@@ -144,7 +154,7 @@ def test_a_python_policy_gets_the_same_report(tmp_path, cheap_protocol, monkeypa
     (tmp_path / "my_bench_agents.py").write_text(POLICY_MODULE)
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
-    for attr in ("policy", "factory"):
+    for attr in ("policy", "factory", "Seeded"):
         status, out, _ = run("benchmark", f"python:my_bench_agents:{attr}", "--game", GAME, "--out", "r", "--db", "b.sqlite",
                              "--quiet")
         assert status == 0, out
@@ -163,6 +173,7 @@ def test_a_python_policy_gets_the_same_report(tmp_path, cheap_protocol, monkeypa
     ("python:no_such_module_xyz:policy", "cannot import module 'no_such_module_xyz'"),
     ("python:my_bench_agents:missing", "has no attribute 'missing'"),
     ("python:my_bench_agents:not_a_policy", "neither a policy"),
+    ("python:my_bench_agents:one_argument", "one_argument(game, seed) failed"),
     ("nonsense", "unknown agent spec"),
 ])
 def test_bad_specs_are_refused_and_nothing_is_written(tmp_path, monkeypatch, spec, message):
@@ -191,6 +202,10 @@ def test_options_are_named_and_the_page_is_built_from_reports(tmp_path, cheap_pr
     assert run("benchmark", "random", "--game", GAME, "--smoke", "--out", str(reports / GAME), "--db", db, "--quiet")[0] == 0
     assert run("benchmark", "heuristic", "--game", GAME, "--option", "streak_bonus=false", "--out", str(reports / GAME),
                "--db", db, "--quiet")[0] == 0
+    # an option given at its protocol value is no change
+    assert run("benchmark", "random", "--game", GAME, "--option", "num_players=4", "--out", str(reports / GAME), "--db", db,
+               "--quiet")[0] == 0
+    assert not list((reports / GAME).glob("random__options-*"))
     changed = [p for p in (reports / GAME).glob("heuristic__options-*.json")]
     assert len(changed) == 1 and json.loads(changed[0].read_text())["options_changed"] == {"streak_bonus": False}
     table = benchmark.results_markdown(GAME, reports)
@@ -207,6 +222,14 @@ def test_options_are_named_and_the_page_is_built_from_reports(tmp_path, cheap_pr
     (reports / GAME / "broken.json").write_text("{}")
     status, _, err = run("benchmark-page", str(reports), "--out", str(page))
     assert status == 2 and "broken.json: not a whist-env benchmark report" in err
+    assert run("benchmark-page", str(tmp_path / "no_such_folder"), "--out", str(page))[0] == 2
+
+
+def test_a_store_that_is_not_sqlite_is_refused(tmp_path):
+    (tmp_path / "b.sqlite").write_text("not a database")
+    status, _, err = run("benchmark", "random", "--game", GAME, "--smoke", "--out", str(tmp_path / "r"), "--db",
+                         str(tmp_path / "b.sqlite"), "--quiet")
+    assert status == 2 and "cannot open the results store" in err
 
 
 def test_committed_page_is_current():

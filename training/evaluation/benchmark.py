@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import math
+import sqlite3
 import sys
 import time
 from collections.abc import Mapping, Sequence
@@ -168,9 +169,7 @@ def build_report(game: str, agent: tuple[str, str, tuple[str, str | None]], opti
     """
     import whist_env
 
-    protocol_options = PROTOCOL.options(game)
-    changed = {k: v for k, v in options.items() if protocol_options.get(k, _MISSING) != v}
-    changed.update({k: None for k in protocol_options if k not in options})
+    changed = options_changed(game, options)
     complete = all(r.get("complete", True) for r in rungs if r["played"])
     return {
         "report": "whist-env benchmark",
@@ -193,7 +192,19 @@ def build_report(game: str, agent: tuple[str, str, tuple[str, str | None]], opti
     }
 
 
-_MISSING = object()
+def _resolved_options(game: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    import dataclasses
+
+    from whist_env import GAMES
+
+    return dataclasses.asdict(GAMES[game].raw_env(**options).game.options)
+
+
+def options_changed(game: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The rule options of ``options`` whose resolved values differ from the protocol's rules of
+    ``game`` (an option given at its protocol value is no change), sorted by name."""
+    played, protocol = _resolved_options(game, options), _resolved_options(game, PROTOCOL.options(game))
+    return {k: played[k] for k in sorted(played) if played[k] != protocol.get(k)}
 
 
 def _pct(v: float | None) -> str:
@@ -288,12 +299,11 @@ def run_benchmark(args: Any) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise CommandError(f"--out {out}: cannot create the folder: {err}") from None
-    protocol_options = PROTOCOL.options(game)
-    stem = report_name(agent_canonical, args.smoke, setup.options != protocol_options, setup.options)
+    stem = report_name(agent_canonical, args.smoke, bool(options_changed(game, setup.options)), setup.options)
     paths = (out / f"{stem}.json", out / f"{stem}.md")
     try:
         store = ResultsStore(args.db)
-    except (StoreError, OSError) as err:
+    except (StoreError, OSError, sqlite3.Error) as err:
         raise CommandError(f"cannot open the results store {args.db}: {err}") from None
     n_sides = setup.game.num_sides
     agent = setup.agents[0]
@@ -330,8 +340,12 @@ def run_benchmark(args: Any) -> int:
                 current = (rung, spec, identity, match)
                 if len(done) < deals:
                     write(rungs + [partial(*current)])
-                    evaluate_pair_stored(store, match, game, agent, setup.agents[k], deals, setup.options, done,
-                                         (setup.specs[0], spec), args)
+                    try:
+                        evaluate_pair_stored(store, match, game, agent, setup.agents[k], deals, setup.options, done,
+                                             (setup.specs[0], spec), args)
+                    except ValueError as err:  # an agent that cannot go to the workers, an illegal action
+                        write(rungs + [partial(*current)])
+                        raise CommandError(f"{setup.specs[0]} vs {spec}: {err}") from None
                 rungs.append(partial(*current))
                 current = None
                 write(rungs)
@@ -470,6 +484,8 @@ def run_benchmark_page(args: Any) -> int:
     Raises:
         CommandError: a report that cannot be read, or a page that cannot be written.
     """
+    if not Path(args.reports).is_dir():
+        raise CommandError(f"no folder of reports at {args.reports}")
     try:
         text = results_page(args.reports)
     except ReportError as err:
