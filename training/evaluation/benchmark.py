@@ -48,7 +48,14 @@ from pathlib import Path
 from typing import Any
 
 from training.errors import CommandError, Interrupted
-from training.evaluation.match import PairResult, deal_values, prepare_match, summarize_pair, write_text_atomically
+from training.evaluation.match import (
+    PairResult,
+    deal_values,
+    prepare_match,
+    safe_file_name,
+    summarize_pair,
+    write_text_atomically,
+)
 from training.evaluation.seed_ranges import REPORT, check_range
 from training.evaluation.store import ResultsStore, StoreError, agent_identity, canonical_json, code_version
 from whist_env.versions import env_id, env_version
@@ -105,7 +112,7 @@ def report_name(label: str, smoke: bool = False, options_differ: bool = False, o
     ``__options-<hash>`` when the rules differ from the protocol's and ``__smoke`` for a smoke run."""
     import hashlib
 
-    stem = "".join(ch if ch.isalnum() or ch in "-_.#" else "_" for ch in label).strip("._") or "agent"
+    stem = safe_file_name(label)
     if options_differ:
         stem += "__options-" + hashlib.sha256(canonical_json(dict(options or {})).encode()).hexdigest()[:8]
     return stem + ("__smoke" if smoke else "")
@@ -155,22 +162,23 @@ def _commit() -> str | None:
     return version.partition("+g")[2] or None
 
 
-def build_report(game: str, agent: tuple[str, str, tuple[str, str | None]], options: Mapping[str, Any], smoke: bool,
-                 rungs: Sequence[dict[str, Any]], seconds: float) -> dict[str, Any]:
+def build_report(game: str, agent: tuple[str, str, tuple[str, str | None]], options: Mapping[str, Any],
+                 changed: Mapping[str, Any], smoke: bool, rungs: Sequence[dict[str, Any]], seconds: float) -> dict[str, Any]:
     """The report as a JSON-ready dict (the fields :func:`format_report` and :func:`results_markdown` read).
 
     Args:
         game: the game name.
         agent: ``(spec as typed, canonical spec, (kind, sha256 or None))``.
         options: the rule options played.
+        changed: those that differ from the protocol's rules (:func:`options_changed`).
         smoke: whether this is a ``--smoke`` run (outside the protocol).
-        rungs: one entry per rung (played, or not with a note).
+        rungs: one entry per rung reached so far (played, or not with a note); the report is
+            complete when every rung of the protocol is there and every one played is complete.
         seconds: wall time of this run.
     """
     import whist_env
 
-    changed = options_changed(game, options)
-    complete = all(r.get("complete", True) for r in rungs if r["played"])
+    complete = len(rungs) == len(PROTOCOL.rungs) and all(r.get("complete", True) for r in rungs if r["played"])
     return {
         "report": "whist-env benchmark",
         "protocol": {"version": PROTOCOL.version, "seed": PROTOCOL.seed, "seed_range": str(REPORT),
@@ -218,7 +226,7 @@ def _signed(v: float | None) -> str:
 def _interval(ci: Sequence[float | None], fmt) -> str:
     if not ci or ci[0] is None or ci[1] is None:
         return ""
-    return f" [{fmt(ci[0]).lstrip('+') if fmt is _pct else fmt(ci[0])}, {fmt(ci[1])}]"
+    return f" [{fmt(ci[0])}, {fmt(ci[1])}]"
 
 
 def _rung_cells(entry: Mapping[str, Any]) -> tuple[str, str]:
@@ -299,7 +307,8 @@ def run_benchmark(args: Any) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as err:
         raise CommandError(f"--out {out}: cannot create the folder: {err}") from None
-    stem = report_name(agent_canonical, args.smoke, bool(options_changed(game, setup.options)), setup.options)
+    changed = options_changed(game, setup.options)
+    stem = report_name(agent_canonical, args.smoke, bool(changed), setup.options)
     paths = (out / f"{stem}.json", out / f"{stem}.md")
     try:
         store = ResultsStore(args.db)
@@ -312,7 +321,7 @@ def run_benchmark(args: Any) -> int:
     start = time.perf_counter()
 
     def write(entries: list[dict[str, Any]]) -> None:
-        report = build_report(game, (args.spec, agent_canonical, identities[0]), setup.options, args.smoke, entries,
+        report = build_report(game, (args.spec, agent_canonical, identities[0]), setup.options, changed, args.smoke, entries,
                               time.perf_counter() - start)
         write_text_atomically(paths[0], json.dumps(report, indent=2) + "\n")
         write_text_atomically(paths[1], format_report(report))

@@ -712,13 +712,15 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
     return MatchSetup(options=options, game=rules, agents=agents, labels=unique_labels(canonical), specs=canonical)
 
 
+def safe_file_name(label: str) -> str:
+    """An agent label made safe for a file name: characters other than letters, digits and
+    ``-_.#`` become ``_``, leading and trailing ``.``/``_`` go (``"agent"`` when nothing is left)."""
+    return "".join(ch if ch.isalnum() or ch in "-_.#" else "_" for ch in label).strip("._") or "agent"
+
+
 def records_path(folder: str | Path, game: str, label_a: str, label_b: str) -> Path:
-    """``folder/<game>__<label A>__vs__<label B>.jsonl``, labels made safe for a file name."""
-
-    def safe(text: str) -> str:
-        return "".join(ch if ch.isalnum() or ch in "-_.#" else "_" for ch in text).strip("._") or "agent"
-
-    return Path(folder) / f"{game}__{safe(label_a)}__vs__{safe(label_b)}.jsonl"
+    """``folder/<game>__<label A>__vs__<label B>.jsonl``, labels made safe for a file name (:func:`safe_file_name`)."""
+    return Path(folder) / f"{game}__{safe_file_name(label_a)}__vs__{safe_file_name(label_b)}.jsonl"
 
 
 def _interrupted_eval(args: Any, pairs: Sequence[tuple[int, int]], labels: Sequence[str], options: Mapping[str, Any],
