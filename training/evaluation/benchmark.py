@@ -57,7 +57,14 @@ from training.evaluation.match import (
     write_text_atomically,
 )
 from training.evaluation.seed_ranges import REPORT, check_range
-from training.evaluation.store import ResultsStore, StoreError, agent_identity, canonical_json, code_version
+from training.evaluation.store import (
+    ResultsStore,
+    StoreError,
+    agent_identity,
+    canonical_json,
+    code_version,
+    duplicate_seats,
+)
 from whist_env.versions import env_id, env_version
 
 
@@ -342,9 +349,7 @@ def run_benchmark(args: Any) -> int:
                     write(rungs)
                     continue
                 b = store.agent_id(spec, *identity)
-                seats = [[a if setup.game.side_of(seat) == side else b for seat in range(setup.game.num_players)]
-                         for side in range(n_sides)]
-                match = store.match_id(game, setup.options, PROTOCOL.seed, a, b, True, seats)
+                match = store.match_id(game, setup.options, PROTOCOL.seed, a, b, True, duplicate_seats(setup.game, a, b))
                 done = {i for i in store.stored_deals(match) if i < deals}
                 current = (rung, spec, identity, match)
                 if len(done) < deals:

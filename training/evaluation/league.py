@@ -28,7 +28,7 @@ from typing import Any
 from training.errors import CommandError, Interrupted
 from training.evaluation.match import evaluate_pair, prepare_match
 from training.evaluation.ratings import compute_leaderboard, compute_leaderboards, format_leaderboard, format_leaderboards
-from training.evaluation.store import ResultsStore, StoreError, agent_identity
+from training.evaluation.store import ResultsStore, StoreError, agent_identity, duplicate_seats
 
 
 def open_store(path: str | Path, must_exist: bool = False) -> ResultsStore:
@@ -74,9 +74,8 @@ def run_league(args: Any) -> int:
                     found = store.find_match(args.game, setup.options, args.seed, ids[first], ids[second], True)
                     flip = found.agent_a == ids[second] if found is not None else ids[second] < ids[first]
                     i, j = (second, first) if flip else (first, second)
-                    seats = [[ids[i] if g.side_of(seat) == side else ids[j] for seat in range(g.num_players)]
-                             for side in range(g.num_sides)]
-                    match = store.match_id(args.game, setup.options, args.seed, ids[i], ids[j], True, seats)
+                    match = store.match_id(args.game, setup.options, args.seed, ids[i], ids[j], True,
+                                           duplicate_seats(g, ids[i], ids[j]))
                     done = {k for k in store.stored_deals(match) if k < args.deals}
                     skipped += len(done)
                     if len(done) == args.deals:

@@ -193,6 +193,18 @@ def agent_identity(spec: str, game: str) -> tuple[str, str | None]:
     return kind, hashlib.sha256(lines.encode()).hexdigest()
 
 
+def duplicate_seats(rules: Any, agent_a: int, agent_b: int) -> list[list[int]]:
+    """The ``seats`` of a duplicate match (:meth:`ResultsStore.match_id`): for each play (A on side
+    0, 1, ...), the agent id per seat, A on its side's seats and B on every other.
+
+    Args:
+        rules: the game's rules object (``num_players``, ``num_sides``, ``side_of(seat)``).
+        agent_a, agent_b: agent ids of the store.
+    """
+    return [[agent_a if rules.side_of(seat) == side else agent_b for seat in range(rules.num_players)]
+            for side in range(rules.num_sides)]
+
+
 class ResultsStore:
     """A results store file, opened (and created with the current schema when new or empty).
 
