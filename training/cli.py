@@ -455,7 +455,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str
              "training.viewers.plots:run_plot"),
     "replay": ("write a self-contained HTML page that steps through a game record", configure_replay,
                "training.viewers.replay:run_replay"),
-    "play": ("play a game in the terminal against heuristic, checkpoint or sb3 opponents", configure_play,
+    "play": ("play a game in the terminal against any agents (heuristic, search, zoo, checkpoint, sb3, ...)", configure_play,
              "training.viewers.play:run_play"),
     "zoo-export": ("evaluate a finished training run and make it the model zoo's agent of its game", configure_zoo_export,
                    "training.learn.zoo:run_zoo_export"),

@@ -43,9 +43,9 @@ OPTION_SETS: dict[str, dict[str, dict[str, Any]]] = {
     "classic_whist": {
         "defaults": {},
         "no_honours_fixed_trump": {"honours": False, "trump_mode": "fixed_rotation", "reward": "win_loss"},
-        # (allow_revoke is left out: under uniform play nearly every hand is annulled by a revoke,
-        # so one episode runs to thousands of steps.)
         "hand_score_dealer_2": {"episode": "hand", "reward": "score", "first_dealer": 2},
+        # Revoke mode over one hand (a whole game of uniform play revokes in nearly every hand).
+        "revoke_hand": {"allow_revoke": True, "episode": "hand", "reward": "score"},
     },
     "minnesota_whist": {
         "defaults": {},
