@@ -230,6 +230,11 @@ def test_a_store_that_is_not_sqlite_is_refused(tmp_path):
     status, _, err = run("benchmark", "random", "--game", GAME, "--smoke", "--out", str(tmp_path / "r"), "--db",
                          str(tmp_path / "b.sqlite"), "--quiet")
     assert status == 2 and "cannot open the results store" in err
+    assert not (tmp_path / "r").exists()  # refused before the report folder is made
+    (tmp_path / "file").write_text("x")
+    status, _, err = run("benchmark", "random", "--game", GAME, "--smoke", "--out", str(tmp_path / "file"), "--db",
+                         str(tmp_path / "new.sqlite"), "--quiet")
+    assert status == 2 and "--out" in err and "not a folder" in err and not (tmp_path / "new.sqlite").exists()
 
 
 def test_committed_page_is_current():

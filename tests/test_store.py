@@ -206,3 +206,87 @@ def test_league_names_players_by_canonical_spec(tmp_path, capsys):
         assert sorted(a.name for a in store.agents().values()) == \
             ["heuristic", "pimc:exact=0,rollout=heuristic,rollouts=1,worlds=1,z=1"]
         assert len(store.matches()) == 1 and store.count_outcomes() == 4
+
+
+def test_match_is_keyed_by_env_version(tmp_path, monkeypatch):
+    """Deals played on a bumped-away env version are another match, and not listed by default."""
+    from whist_env import versions
+
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        old = _match(store)
+        store.add_deal(old, _deal(0))
+        monkeypatch.setitem(versions.ENV_VERSIONS, "classic_whist", 1)
+        new = _match(store)
+        assert new != old and store.stored_deals(new) == set()
+        assert [m.id for m in store.matches()] == [new] and store.matches()[0].env_version == 1
+        assert [(m.id, m.env_version) for m in store.matches(all_versions=True)] == [(old, 0), (new, 1)]
+        a, b = store.agent_id("random", "random"), store.agent_id("heuristic", "heuristic")
+        assert store.find_match("classic_whist", {"episode": "hand"}, 0, a, b, True).id == new
+
+
+def test_options_at_their_defaults_are_the_same_match(tmp_path):
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        a, b = store.agent_id("random", "random"), store.agent_id("heuristic", "heuristic")
+        seats = [[a, b, a, b], [b, a, b, a]]
+        first = store.match_id("classic_whist", {"episode": "hand"}, 0, a, b, True, seats)
+        assert store.match_id("classic_whist", {"reward": "score_diff", "episode": "hand", "honours": True}, 0, a, b, True,
+                              seats) == first
+        assert store.match_id("classic_whist", {"episode": "hand", "honours": False}, 0, a, b, True, seats) != first
+        assert store.matches()[0].options == {"episode": "hand"}
+        with pytest.raises(ValueError, match="unknown option"):
+            store.match_id("classic_whist", {"no_such_option": 1}, 0, a, b, True, seats)
+
+
+_SCHEMA_1_MATCHES = """CREATE TABLE matches (
+    id INTEGER PRIMARY KEY, game TEXT NOT NULL, options TEXT NOT NULL, seed INTEGER NOT NULL,
+    agent_a INTEGER NOT NULL REFERENCES agents (id), agent_b INTEGER NOT NULL REFERENCES agents (id),
+    duplicate INTEGER NOT NULL, seats TEXT NOT NULL, created_utc TEXT NOT NULL, code_version TEXT NOT NULL,
+    UNIQUE (game, options, seed, agent_a, agent_b, duplicate));"""
+
+
+def _schema_1_store(path: Path, matches: list[tuple[int, str, str]], outcomes: list[tuple[int, int]]) -> None:
+    """A store as schema version 1 wrote it: ``matches`` (id, game, options JSON) of agents 1 v 2,
+    ``outcomes`` (match id, deal index) with one play each."""
+    from training.evaluation.store import _SCHEMA
+
+    other = _SCHEMA.partition("CREATE TABLE matches (")[0] + _SCHEMA.partition("CREATE TABLE matches (")[2].partition(");")[2]
+    with sqlite3.connect(path) as conn:
+        conn.executescript(other + _SCHEMA_1_MATCHES)
+        conn.execute("INSERT INTO meta VALUES ('schema_version', '1')")
+        conn.executemany("INSERT INTO agents (id, name, kind) VALUES (?, ?, ?)", [(1, "random", "random"), (2, "heuristic", "heuristic")])
+        for i, game, options in matches:
+            conn.execute("INSERT INTO matches VALUES (?, ?, ?, 0, 1, 2, 1, '[[1, 2, 1, 2], [2, 1, 2, 1]]', 't', '0.1.0')",
+                         (i, game, options))
+        for match, deal in outcomes:
+            conn.execute("INSERT INTO outcomes VALUES (?, ?, ?, 0, 0, '[1, 0]', 1)", (match, deal, 100 + deal))
+
+
+def test_schema_1_store_is_upgraded(tmp_path):
+    path = tmp_path / "r.sqlite"
+    _schema_1_store(path, [(1, "classic_whist", '{"episode":"hand"}'),
+                           (2, "classic_whist", '{"episode":"hand","reward":"score_diff"}'),  # the same rules
+                           (3, "german_whist", '{"episode":"hand","scoring":"hand"}')],
+                    [(1, 0), (1, 1), (2, 1), (2, 2), (3, 0)])
+    with ResultsStore(path) as store:
+        assert store.schema_version == SCHEMA_VERSION == 2
+        rows = store.matches()
+        assert [(m.id, m.game, m.env_version, m.options) for m in rows] == [
+            (1, "classic_whist", 0, {"episode": "hand"}), (3, "german_whist", 0, {"episode": "hand"})]
+        assert store.stored_deals(1) == {0, 1, 2} and store.stored_deals(3) == {0}
+        assert store.count_outcomes() == 4 and store.integrity_check() == "ok"
+        assert _match(store) == 1  # today's key finds the upgraded match
+    with ResultsStore(path) as store:  # opening again changes nothing
+        assert len(store.matches()) == 2 and store.count_outcomes() == 4
+
+
+def test_schema_1_store_that_cannot_be_upgraded_is_left_as_it_was(tmp_path):
+    path = tmp_path / "r.sqlite"
+    _schema_1_store(path, [(1, "classic_whist", '{"no_such_option":1}')], [(1, 0)])
+    def content():
+        with sqlite3.connect(path) as conn:
+            return [conn.execute(f"SELECT * FROM {t}").fetchall() for t in ("meta", "matches", "outcomes")]
+
+    before = content()
+    with pytest.raises(StoreError, match="cannot upgrade the results store from schema version 1: unknown option"):
+        ResultsStore(path)
+    assert content() == before and before[0] == [("schema_version", "1")]

@@ -401,7 +401,7 @@ def configure_benchmark(parser: argparse.ArgumentParser) -> None:
     _examples(parser,
               f"Protocol v{PROTOCOL.version}: {PROTOCOL.deals} duplicate deals against each rung ({', '.join(PROTOCOL.rungs)}; zoo is\n"
               f"zoo:GAME) from match seed {PROTOCOL.seed:,}, the game's default rules (Classic: honours=false), one hand a play.\n"
-              "Writes OUT/<agent>.json and .md; each deal is stored in --db as played, so the same command resumes.\n\n"
+              "Writes OUT/<agent>.json and .md (<agent>__smoke.* with --smoke); each deal is stored in --db as played, so the same command resumes.\n\n"
               "examples:\n"
               "  whist benchmark heuristic --game classic_whist --workers 2\n"
               "  whist benchmark checkpoint:runs/classic_default/checkpoints/final.pt --game classic_whist\n"

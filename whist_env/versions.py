@@ -12,6 +12,8 @@ This module imports nothing from ``whist_env``, so every layer (registration, th
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 #: Game name -> the version of its environment (the ``N`` of ``whist/<game>-vN``).
 ENV_VERSIONS: dict[str, int] = {
     "classic_whist": 0,
@@ -63,9 +65,12 @@ def gymnasium_id(game: str, version: int | None = None) -> str:
     return f"whist_env/{camel}-v{_known(game) if version is None else version}"
 
 
-def check_version(game: str, version: int) -> None:
+def check_version(game: str, version: int, spell: Callable[[str, int | None], str] = env_id) -> None:
     """Accept ``version`` of ``game`` only if it is the current one.
 
+    Args:
+        game, version: the game name and the env version asked for.
+        spell: how the message writes an id: :func:`env_id` (PettingZoo's) or :func:`gymnasium_id`.
     Raises:
         ValueError: the game is unknown; the version was retired (the message names the
             release that retired it and the id to use instead); or the version never existed.
@@ -74,23 +79,25 @@ def check_version(game: str, version: int) -> None:
     if version == current:
         return
     if (game, version) in RETIRED:
-        raise ValueError(
-            f"{env_id(game, version)} was retired in {RETIRED[game, version]}: use {env_id(game)} (CHANGELOG.md)"
-        )
-    raise ValueError(f"{env_id(game, version)} does not exist: the current version is {env_id(game)}")
+        raise ValueError(f"{spell(game, version)} was retired in {RETIRED[game, version]}: use {spell(game, None)} (CHANGELOG.md)")
+    raise ValueError(f"{spell(game, version)} does not exist: the current version is {spell(game, None)}")
 
 
-def refuse_retired(game: str, version: int, **options: object) -> None:
+def refuse_retired(game: str, version: int, registry: str = "pettingzoo", **options: object) -> None:
     """Registry entry point of a retired id: raises the :func:`check_version` refusal.
 
-    Registered (``functools.partial(refuse_retired, game, version)``) under each retired id, so
-    ``pettingzoo.make`` and ``gymnasium.make`` answer with the id to use instead of "not found".
+    Registered (``functools.partial(refuse_retired, game, version, registry=...)``) under each
+    retired id, so ``pettingzoo.make`` and ``gymnasium.make`` answer with the id to use instead of
+    "not found", spelled as that registry spells it.
 
+    Args:
+        registry: ``"pettingzoo"`` or ``"gymnasium"``: whose ids the message names.
     Raises:
         ValueError: always, for a retired version (what :func:`check_version` raises).
     """
-    check_version(game, version)
-    raise ValueError(f"{env_id(game, version)} is not retired: register it with its env")
+    spell = gymnasium_id if registry == "gymnasium" else env_id
+    check_version(game, version, spell)
+    raise ValueError(f"{spell(game, version)} is not retired: register it with its env")
 
 
 def retired_versions(game: str) -> list[int]:

@@ -22,7 +22,9 @@ Each deal is stored as soon as it is played (:mod:`training.evaluation.store`), 
 interrupted benchmark resumes where it stopped and a repeated one plays nothing; ``--workers``
 and ``--ray`` give the same report as a serial run (every play is seeded from the match seed, the
 deal and the side). The report says which suite version, env id and version, commit, options and
-protocol version produced it. ``--smoke`` plays :data:`Protocol.smoke_deals` deals a rung and marks
+protocol version produced it; each played rung names the code version that began storing its deals
+(``first_played_with``: stored deals are reused only for the same env version, rules and agents,
+:mod:`training.evaluation.store`). ``--smoke`` plays :data:`Protocol.smoke_deals` deals a rung and marks
 the report as outside the protocol (``within_protocol: false``).
 
 ``whist benchmark-page`` turns the committed reports (``reports/benchmark/<game>/*.json``) into
@@ -241,6 +243,8 @@ def _rung_cells(entry: Mapping[str, Any]) -> tuple[str, str]:
         return entry.get("note", "not played"), ""
     win = _pct(entry["win_rate"]) + _interval(entry["win_rate_ci"], _pct)
     points = _signed(entry["points_per_hand"]) + _interval(entry["points_per_hand_ci"], _signed)
+    if entry.get("interval_note") and not _interval(entry["points_per_hand_ci"], _signed):
+        points += f" (no interval: {entry['interval_note']})"
     if not entry.get("complete", True):
         win += f" (INCOMPLETE: {entry['deals']} of {entry['deals_required']} deals)"
     return win, points
@@ -310,17 +314,20 @@ def run_benchmark(args: Any) -> int:
     except (ValueError, OSError) as err:
         raise CommandError(f"cannot hash the files an agent loads: {err}") from None
     out = Path(args.out) if args.out else Path("runs") / "benchmark" / game
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        raise CommandError(f"--out {out}: cannot create the folder: {err}") from None
+    if out.exists() and not out.is_dir():
+        raise CommandError(f"--out {out}: not a folder")
     changed = options_changed(game, setup.options)
     stem = report_name(agent_canonical, args.smoke, bool(changed), setup.options)
     paths = (out / f"{stem}.json", out / f"{stem}.md")
-    try:
+    try:  # the store before the report folder: a store that cannot be used leaves no folder behind
         store = ResultsStore(args.db)
     except (StoreError, OSError, sqlite3.Error) as err:
         raise CommandError(f"cannot open the results store {args.db}: {err}") from None
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        store.close()
+        raise CommandError(f"--out {out}: cannot create the folder: {err}") from None
     n_sides = setup.game.num_sides
     agent = setup.agents[0]
     agent_id_key = (setup.specs[0], identities[0])
@@ -334,9 +341,12 @@ def run_benchmark(args: Any) -> int:
         write_text_atomically(paths[1], format_report(report))
 
     def partial(rung: str, spec: str, identity: tuple[str, str | None], match: int) -> dict[str, Any]:
-        return _rung_entry(rung, spec, identity, _stored_result(store, match, deals, n_sides, agent_a=setup.specs[0],
-                                                                agent_b=spec, game=game, seed=PROTOCOL.seed,
-                                                                options=setup.options))
+        entry = _rung_entry(rung, spec, identity, _stored_result(store, match, deals, n_sides, agent_a=setup.specs[0],
+                                                                 agent_b=spec, game=game, seed=PROTOCOL.seed,
+                                                                 options=setup.options))
+        # the code that began storing this rung's deals (a resumed rung may span several commits)
+        entry["first_played_with"] = next(m.code_version for m in store.matches(game) if m.id == match)
+        return entry
 
     with store:
         a = store.agent_id(setup.specs[0], *identities[0])

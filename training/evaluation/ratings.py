@@ -39,7 +39,7 @@ from typing import Any
 import numpy as np
 
 from training.evaluation.match import PairResult, deal_values, format_table, summarize_pair
-from training.evaluation.store import MatchRow, ResultsStore, canonical_json
+from training.evaluation.store import MatchRow, ResultsStore, canonical_json, match_options
 
 
 @dataclass(frozen=True)
@@ -128,8 +128,9 @@ def compute_leaderboards(store: ResultsStore, game: str | None = None) -> list[L
 
 
 def compute_leaderboard(store: ResultsStore, game: str, options: dict[str, Any]) -> Leaderboard:
-    """The leaderboard of one game and rule-option set (empty when nothing is stored for it)."""
-    key = canonical_json(dict(options))
+    """The leaderboard of one game and rule-option set (empty when nothing is stored for it);
+    options at their defaults are no change (:func:`training.evaluation.store.match_options`)."""
+    key = canonical_json(match_options(game, options))
     matches = [m for m in store.matches(game) if m.options_json == key]
     return _leaderboard(store, matches) if matches else Leaderboard(game=game, options=dict(options))
 

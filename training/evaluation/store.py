@@ -11,8 +11,10 @@ One file (default ``runs/results.sqlite``) holds:
   ``rllib:`` and those of a nested ``rollout=`` spec, :func:`agent_identity`; ``NULL`` when it
   loads nothing). An agent is identified by all three, so a retrained checkpoint or zoo agent at
   the same path is a new agent.
-* ``matches``: ``id``, ``game``, ``options`` (canonical JSON of the rule options, including the
-  ``episode`` default), ``seed`` (seed of the deals), ``agent_a``, ``agent_b`` (agent ids),
+* ``matches``: ``id``, ``game``, ``env_version`` (the version of the game's environment the
+  deals were played on, :func:`whist_env.versions.env_version`), ``options`` (canonical JSON of
+  the rule options that differ from the game's defaults, :func:`match_options`), ``seed`` (seed
+  of the deals), ``agent_a``, ``agent_b`` (agent ids),
   ``duplicate`` (0/1: every deal replayed once per side), ``seats`` (JSON: for each play index,
   the agent id per seat; with ``duplicate = 0`` the seats of play ``deal_index % sides``),
   ``created_utc`` (ISO 8601) and ``code_version`` (``whist_env.__version__`` plus ``+g<commit>``
@@ -21,12 +23,19 @@ One file (default ``runs/results.sqlite``) holds:
   (position within the duplicate set of the deal), ``side_a`` (A's side), ``points`` (JSON list,
   points per side summed over the play's hands) and ``hands`` (hands played).
 
-Natural keys are ``UNIQUE``: a match by ``(game, options, seed, agent_a, agent_b, duplicate)``,
-an outcome by ``(match_id, deal_index, play_index)``. Running the same evaluation again finds the
-same match and skips the deals already stored (:meth:`ResultsStore.stored_deals`), so nothing is
-counted twice. A pair of agents is one match whatever the order they are listed in: a league
+Natural keys are ``UNIQUE``: a match by ``(game, env_version, options, seed, agent_a, agent_b,
+duplicate)``, an outcome by ``(match_id, deal_index, play_index)``. Running the same evaluation
+again finds the same match and skips the deals already stored (:meth:`ResultsStore.stored_deals`),
+so nothing is counted twice; the same rules written two ways (an option given at its default)
+are one match, and deals played on an env version that has since been bumped are never counted
+for the new one (:meth:`ResultsStore.matches` shows only the current versions' matches). A pair of agents is one match whatever the order they are listed in: a league
 looks for the pair in either orientation first (:meth:`ResultsStore.find_match`) and plays it
 in the stored one.
+
+A store of schema version 1 (before ``env_version``) is upgraded in place when opened, in one
+transaction: its matches were all played on ``-v0`` envs, and their options are rewritten to the
+differences from the defaults (two matches that then coincide are merged; their deals are the
+same deals, seeded alike).
 
 Durability: the file uses SQLite's write-ahead log, and all plays of one deal are written in one
 transaction (:meth:`ResultsStore.add_deal`), so a killed evaluation loses at most the deal in
@@ -47,9 +56,10 @@ from pathlib import Path
 from typing import Any
 
 from training.evaluation.match import DealOutcome, PlayOutcome
+from whist_env.versions import ENV_VERSIONS, env_version
 
 #: Version of the schema this module reads and writes.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 #: Default location of the store, relative to the working folder.
 DEFAULT_PATH = Path("runs") / "results.sqlite"
 
@@ -68,6 +78,7 @@ CREATE UNIQUE INDEX agents_identity ON agents (name, kind, IFNULL(checkpoint_sha
 CREATE TABLE matches (
     id INTEGER PRIMARY KEY,
     game TEXT NOT NULL,
+    env_version INTEGER NOT NULL,
     options TEXT NOT NULL,
     seed INTEGER NOT NULL,
     agent_a INTEGER NOT NULL REFERENCES agents (id),
@@ -76,7 +87,7 @@ CREATE TABLE matches (
     seats TEXT NOT NULL,
     created_utc TEXT NOT NULL,
     code_version TEXT NOT NULL,
-    UNIQUE (game, options, seed, agent_a, agent_b, duplicate)
+    UNIQUE (game, env_version, options, seed, agent_a, agent_b, duplicate)
 );
 CREATE TABLE outcomes (
     match_id INTEGER NOT NULL REFERENCES matches (id),
@@ -112,10 +123,12 @@ class AgentRow:
 
 @dataclass(frozen=True)
 class MatchRow:
-    """A ``matches`` row; ``options`` is the decoded dict, ``seats`` a list (per play) of agent ids per seat."""
+    """A ``matches`` row; ``options`` is the decoded dict (the options that differ from the game's
+    defaults), ``seats`` a list (per play) of agent ids per seat."""
 
     id: int
     game: str
+    env_version: int
     options: dict[str, Any]
     seed: int
     agent_a: int
@@ -129,6 +142,22 @@ class MatchRow:
     def options_json(self) -> str:
         """The canonical JSON text of ``options`` (as stored)."""
         return canonical_json(self.options)
+
+
+def match_options(game: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The rule options of ``game`` that a match is keyed by: those of ``options`` whose values
+    differ from the game's defaults (:func:`whist_env.rules.options.changed_options`), so that
+    ``{"episode": "hand"}`` and ``{"episode": "hand", "reward": "score_diff"}`` are one match.
+
+    Raises:
+        ValueError: an unknown game, or an option the game does not have or a bad value.
+    """
+    from whist_env import GAMES
+    from whist_env.rules.options import changed_options
+
+    if game not in GAMES:
+        raise ValueError(f"unknown game {game!r}: one of {sorted(GAMES)}")
+    return changed_options(GAMES[game].raw_env().game.OPTIONS, options)
 
 
 def canonical_json(value: Any) -> str:
@@ -254,11 +283,56 @@ class ResultsStore:
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
         if row is None:
             raise StoreError(f"{self.path}: results store without a schema_version entry")
+        if str(row[0]) == "1":
+            self._upgrade_from_1()
+            return
         if str(row[0]) != str(SCHEMA_VERSION):
             raise StoreError(
                 f"{self.path} has results-store schema version {row[0]}, this code reads version {SCHEMA_VERSION}; "
                 "use a matching whist-env version or another --db file"
             )
+
+    def _upgrade_from_1(self) -> None:
+        """Schema 1 -> 2 in one transaction (module docstring): ``env_version`` 0 for every match,
+        options rewritten by :func:`match_options`, coinciding matches merged into the first."""
+        rows = self.conn.execute(
+            "SELECT id, game, options, seed, agent_a, agent_b, duplicate, seats, created_utc, code_version FROM matches ORDER BY id"
+        ).fetchall()
+        try:
+            new_options = [canonical_json(match_options(r[1], json.loads(r[2]))) for r in rows]
+        except ValueError as err:
+            raise StoreError(f"{self.path}: cannot upgrade the results store from schema version 1: {err}") from None
+        table = _SCHEMA.partition("CREATE TABLE matches (")[2].partition(");")[0]
+        # SQLite's way to change a table's constraints: foreign keys off (outside the transaction)
+        # while the new table replaces the old, checked before the commit.
+        self.conn.execute("PRAGMA foreign_keys = OFF")
+        try:
+            self._rebuild_matches(table, rows, new_options)
+        finally:
+            self.conn.execute("PRAGMA foreign_keys = ON")
+
+    def _rebuild_matches(self, table: str, rows: list[tuple], new_options: list[str]) -> None:
+        with self.conn:
+            self.conn.execute("BEGIN")
+            self.conn.execute(f"CREATE TABLE matches_2 ({table})")
+            first: dict[tuple, int] = {}
+            for r, options in zip(rows, new_options):
+                key = (r[1], 0, options, r[3], r[4], r[5], r[6])
+                if key in first:  # the same match written with other (default-valued) options
+                    self.conn.execute("UPDATE OR IGNORE outcomes SET match_id = ? WHERE match_id = ?", (first[key], r[0]))
+                    self.conn.execute("DELETE FROM outcomes WHERE match_id = ?", (r[0],))
+                    continue
+                first[key] = r[0]
+                self.conn.execute(
+                    "INSERT INTO matches_2 (id, game, env_version, options, seed, agent_a, agent_b, duplicate, seats, "
+                    "created_utc, code_version) VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (r[0], r[1], options, *r[3:]),
+                )
+            self.conn.execute("DROP TABLE matches")
+            self.conn.execute("ALTER TABLE matches_2 RENAME TO matches")
+            self.conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+            if self.conn.execute("PRAGMA foreign_key_check").fetchone() is not None:
+                raise StoreError(f"{self.path}: outcomes of unknown matches; the store is left at schema version 1")
 
     @property
     def schema_version(self) -> int:
@@ -293,54 +367,61 @@ class ResultsStore:
         duplicate: bool,
         seats: Sequence[Sequence[int]],
     ) -> int:
-        """The id of the match with this natural key, inserted (with the date and code version) when new.
+        """The id of the match with this natural key, inserted (with the date and code version) when new;
+        the key holds the game's current env version.
 
         Args:
             game: game name.
-            options: the rule options the match is played with (stored as canonical JSON).
+            options: the rule options the match is played with (keyed and stored as
+                :func:`match_options`, canonical JSON).
             seed: seed of the deals.
             agent_a, agent_b: agent ids (:meth:`agent_id`).
             duplicate: whether every deal is played once per side.
             seats: for each play index, the agent id per seat (only stored when the match is new).
         """
-        key = (game, canonical_json(dict(options)), int(seed), int(agent_a), int(agent_b), int(bool(duplicate)))
+        key = (game, env_version(game), canonical_json(match_options(game, options)), int(seed), int(agent_a), int(agent_b),
+               int(bool(duplicate)))
         with self.conn:
             self.conn.execute(
-                "INSERT OR IGNORE INTO matches (game, options, seed, agent_a, agent_b, duplicate, seats, created_utc, code_version) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "INSERT OR IGNORE INTO matches (game, env_version, options, seed, agent_a, agent_b, duplicate, seats, created_utc, "
+                "code_version) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (*key, json.dumps([list(map(int, s)) for s in seats]), _utc_now(), code_version()),
             )
             row = self.conn.execute(
-                "SELECT id FROM matches WHERE game = ? AND options = ? AND seed = ? AND agent_a = ? AND agent_b = ? AND duplicate = ?",
+                "SELECT id FROM matches WHERE game = ? AND env_version = ? AND options = ? AND seed = ? AND agent_a = ? "
+                "AND agent_b = ? AND duplicate = ?",
                 key,
             ).fetchone()
         return int(row[0])
 
     def find_match(self, game: str, options: Mapping[str, Any], seed: int, agent_a: int, agent_b: int,
                    duplicate: bool) -> MatchRow | None:
-        """The stored match of the pair ``{agent_a, agent_b}`` with this game, options, seed and
-        duplicate flag, in either orientation (its ``agent_a`` says which), or ``None``; the
-        first-stored one if both orientations are stored."""
-        key = (game, canonical_json(dict(options)), int(seed), int(bool(duplicate)))
+        """The stored match of the pair ``{agent_a, agent_b}`` with this game (at its current env
+        version), options (:func:`match_options`), seed and duplicate flag, in either orientation
+        (its ``agent_a`` says which), or ``None``; the first-stored one if both orientations are stored."""
+        key = (game, env_version(game), canonical_json(match_options(game, options)), int(seed), int(bool(duplicate)))
         row = self.conn.execute(
-            "SELECT id FROM matches WHERE game = ? AND options = ? AND seed = ? AND duplicate = ? AND "
+            "SELECT id FROM matches WHERE game = ? AND env_version = ? AND options = ? AND seed = ? AND duplicate = ? AND "
             "((agent_a = ? AND agent_b = ?) OR (agent_a = ? AND agent_b = ?)) ORDER BY id LIMIT 1",
             (*key, int(agent_a), int(agent_b), int(agent_b), int(agent_a)),
         ).fetchone()
         if row is None:
             return None
-        return next(m for m in self.matches(game) if m.id == row[0])
+        return next(m for m in self.matches(game, all_versions=True) if m.id == row[0])
 
-    def matches(self, game: str | None = None) -> list[MatchRow]:
-        """Matches (optionally of one game), by id."""
-        sql = "SELECT id, game, options, seed, agent_a, agent_b, duplicate, seats, created_utc, code_version FROM matches"
+    def matches(self, game: str | None = None, all_versions: bool = False) -> list[MatchRow]:
+        """Matches (optionally of one game), by id: those played on each game's current env
+        version, or with ``all_versions`` every one (a retired version's too)."""
+        sql = "SELECT id, game, env_version, options, seed, agent_a, agent_b, duplicate, seats, created_utc, code_version FROM matches"
         params: tuple[Any, ...] = ()
         if game is not None:
             sql += " WHERE game = ?"
             params = (game,)
         out = []
         for r in self.conn.execute(sql + " ORDER BY id", params):
-            out.append(MatchRow(r[0], r[1], json.loads(r[2]), r[3], r[4], r[5], bool(r[6]), json.loads(r[7]), r[8], r[9]))
+            row = MatchRow(r[0], r[1], r[2], json.loads(r[3]), r[4], r[5], r[6], bool(r[7]), json.loads(r[8]), r[9], r[10])
+            if all_versions or row.game not in ENV_VERSIONS or row.env_version == env_version(row.game):
+                out.append(row)
         return out
 
     # ------------------------------------------------------------------ outcomes

@@ -97,3 +97,15 @@ def build_options(cls: type[T], kwargs: Mapping[str, Any]) -> T:
 def options_dict(options: Any) -> dict[str, Any]:
     """Plain ``dict`` of an options object (tuples become lists), e.g. for a checkpoint or a record."""
     return {k: list(v) if isinstance(v, tuple) else v for k, v in dataclasses.asdict(options).items()}
+
+
+def changed_options(cls: type, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The options of ``kwargs`` whose values differ from the defaults of options dataclass
+    ``cls``, as :func:`options_dict` gives them, sorted by name: one form for one set of rules
+    (an option given at its default is no change).
+
+    Raises:
+        ValueError: an unknown option or an invalid value (:func:`build_options`).
+    """
+    given, default = options_dict(build_options(cls, kwargs)), options_dict(cls())
+    return {k: given[k] for k in sorted(given) if given[k] != default[k]}

@@ -64,7 +64,7 @@ def register_gymnasium_envs(games: Iterable[str]) -> list[str]:
         for old in retired_versions(game):
             old_id = _versioned_gymnasium_id(game, old)
             if old_id not in gymnasium.registry:
-                gymnasium.register(id=old_id, entry_point=functools.partial(refuse_retired, game, old))
+                gymnasium.register(id=old_id, entry_point=functools.partial(refuse_retired, game, old, registry="gymnasium"))
         ids.append(env_id)
     return ids
 
