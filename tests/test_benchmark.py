@@ -147,6 +147,12 @@ class Seeded:
 
 def one_argument(game):
     return FirstLegal()
+
+class Illegal:
+    def act(self, observation, info_state=None):
+        return int(np.flatnonzero(observation["action_mask"] == 0)[0])
+
+illegal = Illegal()
 '''
 
 
@@ -183,6 +189,20 @@ def test_bad_specs_are_refused_and_nothing_is_written(tmp_path, monkeypatch, spe
     status, _, err = run("benchmark", spec, "--game", GAME, "--smoke", "--out", "r", "--db", "b.sqlite", "--quiet")
     assert status == 2 and message in err, err
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
+
+
+@pytest.mark.parametrize("command", [
+    ("benchmark", "python:my_bench_agents:illegal", "--game", GAME, "--smoke", "--out", "r", "--db", "b.sqlite"),
+    ("eval", "--game", GAME, "--agents", "python:my_bench_agents:illegal", "random", "--deals", "2"),
+    ("league", "--game", GAME, "--agents", "python:my_bench_agents:illegal", "random", "--deals", "2", "--db", "b.sqlite"),
+])
+def test_an_illegal_action_ends_the_command_in_one_line(tmp_path, monkeypatch, command):
+    (tmp_path / "my_bench_agents.py").write_text(POLICY_MODULE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    status, _, err = run(*command, "--quiet")
+    assert status == 2 and "chose an illegal action" in err and "Traceback" not in err, err
+    assert len(err.strip().splitlines()) == 1, err
 
 
 def test_bad_game_and_option_are_refused(tmp_path):

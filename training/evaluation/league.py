@@ -86,9 +86,13 @@ def run_league(args: Any) -> int:
                         store.add_deal(match, outcome)
                         played += 1
 
-                    evaluate_pair(args.game, agents[i], agents[j], args.deals, seed=args.seed, options=setup.options,
-                                  duplicate=True, progress=not args.quiet, labels=(labels[i], labels[j]),
-                                  on_deal=store_deal, skip_deals=done, workers=args.workers, ray_address=args.ray)
+                    try:
+                        evaluate_pair(args.game, agents[i], agents[j], args.deals, seed=args.seed, options=setup.options,
+                                      duplicate=True, progress=not args.quiet, labels=(labels[i], labels[j]),
+                                      on_deal=store_deal, skip_deals=done, workers=args.workers, ray_address=args.ray)
+                    except ValueError as err:  # an illegal action, an agent that cannot go to the workers
+                        raise CommandError(f"{labels[i]} vs {labels[j]}: {err}; the deals played before are stored in "
+                                           f"{args.db}") from None
         except KeyboardInterrupt:
             raise Interrupted(f"{played} deals played and stored in {args.db} (with {skipped} stored before); "
                               "run the same command again to resume") from None

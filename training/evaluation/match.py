@@ -784,9 +784,13 @@ def run_eval(args: Any) -> int:
             path = None if folder is None else records_path(folder, args.game, labels[i], labels[j])
             if path is not None:
                 record_files.append(path)
-            results.append(evaluate_pair(args.game, agents[i], agents[j], args.deals, seed=args.seed, options=setup.options,
-                                         duplicate=not args.no_duplicate, progress=not args.quiet, labels=(labels[i], labels[j]),
-                                         records_path=path, workers=args.workers, ray_address=args.ray))
+            try:
+                results.append(evaluate_pair(args.game, agents[i], agents[j], args.deals, seed=args.seed,
+                                             options=setup.options, duplicate=not args.no_duplicate, progress=not args.quiet,
+                                             labels=(labels[i], labels[j]), records_path=path, workers=args.workers,
+                                             ray_address=args.ray))
+            except ValueError as err:  # an illegal action, an agent that cannot go to the workers
+                raise CommandError(f"{labels[i]} vs {labels[j]}: {err}") from None
             if args.records:
                 print(f"wrote {path}", file=sys.stderr)
     except KeyboardInterrupt as stop:
