@@ -28,9 +28,9 @@ duplicate)``, an outcome by ``(match_id, deal_index, play_index)``. Running the 
 again finds the same match and skips the deals already stored (:meth:`ResultsStore.stored_deals`),
 so nothing is counted twice; the same rules written two ways (an option given at its default)
 are one match, and deals played on an env version that has since been bumped are never counted
-for the new one (:meth:`ResultsStore.matches` shows only the current versions' matches). A pair of agents is one match whatever the order they are listed in: a league
-looks for the pair in either orientation first (:meth:`ResultsStore.find_match`) and plays it
-in the stored one.
+for the new one (:meth:`ResultsStore.matches` shows only the current versions' matches). A pair
+of agents is one match whatever the order they are listed in: a league looks for the pair in
+either orientation first (:meth:`ResultsStore.find_match`) and plays it in the stored one.
 
 A store of schema version 1 (before ``env_version``) is upgraded in place when opened, in one
 transaction: its matches were all played on ``-v0`` envs, and their options are rewritten to the
