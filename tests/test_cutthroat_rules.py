@@ -266,3 +266,13 @@ def test_default_options_follow_rules():
     o = CutthroatWhist().options
     assert (o.deck, o.jokers_high, o.big_joker, o.target_score, o.num_hands, o.first_dealer) == ("54", False, "red", 7, None, None)
     assert (o.reward, o.episode, o.max_hands) == ("score_diff", "game", 200)
+
+
+def test_a_number_for_a_text_option_says_to_quote_it():
+    """``deck=52`` from YAML or the command line is the number 52; the options want the text "52"."""
+    with pytest.raises(ValueError, match=r"invalid value 52 for option 'deck': expected one of \['54', '52'\] "
+                                         r"\(the text '52', not the number 52: quote it\)"):
+        CutthroatWhist(deck=52)
+    with pytest.raises(ValueError, match=r"expected one of \['54', '52'\]$"):
+        CutthroatWhist(deck=53)
+    assert CutthroatWhist(deck="52").options.deck == "52"

@@ -25,7 +25,11 @@ def option(default: Any, check: Check, doc: str = "") -> Any:
 def one_of(*values: Any) -> Check:
     """Check: the value is one of ``values``."""
     def check(v: Any) -> str | None:
-        return None if any(v == x and type(v) is type(x) for x in values) else f"one of {list(values)}"
+        if any(v == x and type(v) is type(x) for x in values):
+            return None
+        if not isinstance(v, str) and str(v) in values:  # 52 for "52": a number where the text is meant
+            return f"one of {list(values)} (the text {str(v)!r}, not the number {v!r}: quote it)"
+        return f"one of {list(values)}"
     return check
 
 
