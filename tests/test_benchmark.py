@@ -222,6 +222,10 @@ def test_options_are_named_and_the_page_is_built_from_reports(tmp_path, cheap_pr
     assert run("benchmark", "random", "--game", GAME, "--smoke", "--out", str(reports / GAME), "--db", db, "--quiet")[0] == 0
     assert run("benchmark", "heuristic", "--game", GAME, "--option", "streak_bonus=false", "--out", str(reports / GAME),
                "--db", db, "--quiet")[0] == 0
+    # the same rules spelled with an option at its protocol value: the same report file, and no deal played again
+    status, out, _ = run("benchmark", "heuristic", "--game", GAME, "--option", "streak_bonus=false", "--option", "num_players=4",
+                         "--out", str(reports / GAME), "--db", db, "--quiet")
+    assert status == 0
     # an option given at its protocol value is no change
     assert run("benchmark", "random", "--game", GAME, "--option", "num_players=4", "--out", str(reports / GAME), "--db", db,
                "--quiet")[0] == 0

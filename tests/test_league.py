@@ -210,3 +210,19 @@ def test_leaderboard_counts_deals_stored_in_both_orientations_once(tmp_path):
     assert pair.points_per_hand == (3 - 1 - 1 + 1) / 4 and pair.win_rate == (1 + 0.5 + 0.5 + 1) / 4
     assert {r.name: (r.deals, r.wins, r.losses) for r in board.ratings} == {"pimc": (4, 2, 2), "heuristic": (4, 2, 2)}
 
+
+
+def test_a_board_of_whole_games_says_games(tmp_path):
+    """A match of whole games (``episode="game"``, the games' default, so stored as no change) is
+    shown as games, not hands; an empty board names its rules the same way."""
+    with ResultsStore(tmp_path / "r.sqlite") as store:
+        x, y = store.agent_id("pimc", "pimc"), store.agent_id("heuristic", "heuristic")
+        match = store.match_id("german_whist", {"episode": "game"}, 0, x, y, True, [[x, y], [y, x]])
+        assert store.matches()[0].options == {}
+        store.add_deal(match, DealOutcome(0, 100, (PlayOutcome(0, (10, 3), 4), PlayOutcome(1, (2, 10), 5))))
+        board = compute_leaderboard(store, "german_whist", {"episode": "game"})
+        empty = compute_leaderboard(store, "german_whist", {"episode": "game", "scoring": "over_six"})
+    assert board.options == {"episode": "game"} and board.pairs[0].options == {"episode": "game"}
+    text = format_leaderboard(board)
+    assert "against the column agent, in games won" in text and "win rate A, per game" in text
+    assert empty.options == {"episode": "game", "scoring": "over_six"} and not empty.pairs

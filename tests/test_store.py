@@ -251,6 +251,7 @@ def _schema_1_store(path: Path, matches: list[tuple[int, str, str]], outcomes: l
 
     other = _SCHEMA.partition("CREATE TABLE matches (")[0] + _SCHEMA.partition("CREATE TABLE matches (")[2].partition(");")[2]
     with sqlite3.connect(path) as conn:
+        conn.execute("PRAGMA journal_mode=WAL")  # as every store is
         conn.executescript(other + _SCHEMA_1_MATCHES)
         conn.execute("INSERT INTO meta VALUES ('schema_version', '1')")
         conn.executemany("INSERT INTO agents (id, name, kind) VALUES (?, ?, ?)", [(1, "random", "random"), (2, "heuristic", "heuristic")])
@@ -279,14 +280,57 @@ def test_schema_1_store_is_upgraded(tmp_path):
         assert len(store.matches()) == 2 and store.count_outcomes() == 4
 
 
-def test_schema_1_store_that_cannot_be_upgraded_is_left_as_it_was(tmp_path):
-    path = tmp_path / "r.sqlite"
-    _schema_1_store(path, [(1, "classic_whist", '{"no_such_option":1}')], [(1, 0)])
-    def content():
-        with sqlite3.connect(path) as conn:
-            return [conn.execute(f"SELECT * FROM {t}").fetchall() for t in ("meta", "matches", "outcomes")]
+def _content(path: Path) -> list:
+    with sqlite3.connect(path) as conn:
+        return [conn.execute(f"SELECT * FROM {t} ORDER BY 1").fetchall() for t in ("meta", "matches", "outcomes")]
 
-    before = content()
-    with pytest.raises(StoreError, match="cannot upgrade the results store from schema version 1: unknown option"):
+
+def test_schema_1_rows_this_code_cannot_normalise_keep_their_options(tmp_path, monkeypatch):
+    """An option no game has any more stays as written; env arguments that are not rules (infos)
+    are left out; a game bumped past -v0 keeps its rows' text (its old defaults are unknown)."""
+    from whist_env import versions
+
+    monkeypatch.setitem(versions.ENV_VERSIONS, "bid_whist", 1)
+    path = tmp_path / "r.sqlite"
+    _schema_1_store(path, [(1, "classic_whist", '{"episode":"hand","no_such_option":1}'),
+                           (2, "german_whist", '{"episode":"hand","infos":"numeric"}'),
+                           (3, "bid_whist", '{"episode":"hand","kitty":true}')],
+                    [(1, 0), (2, 0), (3, 0)])
+    with ResultsStore(path) as store:
+        rows = store.matches(all_versions=True)
+        assert [(m.id, m.env_version, m.options) for m in rows] == [
+            (1, 0, {"episode": "hand", "no_such_option": 1}), (2, 0, {"episode": "hand"}),
+            (3, 0, {"episode": "hand", "kitty": True})]
+        assert [m.id for m in store.matches()] == [1, 2]  # bid_whist -v0 is no longer current
+        assert store.count_outcomes() == 3
+
+
+def test_schema_1_store_with_stray_outcomes_is_left_as_it_was(tmp_path):
+    path = tmp_path / "r.sqlite"
+    _schema_1_store(path, [(1, "classic_whist", '{"episode":"hand"}')], [(1, 0), (7, 0)])  # match 7 does not exist
+    before = _content(path)
+    with pytest.raises(StoreError, match="some outcomes belong to no match.*left at schema version 1"):
         ResultsStore(path)
-    assert content() == before and before[0] == [("schema_version", "1")]
+    assert _content(path) == before and before[0] == [("schema_version", "1")]
+
+
+def test_schema_1_store_upgraded_meanwhile_by_another_process_is_not_upgraded_again(tmp_path):
+    """The upgrade waits for the write lock and reads the version again under it."""
+    import threading
+
+    path = tmp_path / "r.sqlite"
+    _schema_1_store(path, [(1, "classic_whist", '{"episode":"hand","reward":"score_diff"}')], [(1, 0)])
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process holds the write lock ...
+    opened: list = []
+    thread = threading.Thread(target=lambda: opened.append(ResultsStore(path).close()))
+    thread.start()
+    time.sleep(0.5)
+    assert thread.is_alive()  # ... so the upgrade waits for it
+    other.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")  # and upgrades first
+    other.execute("COMMIT")
+    thread.join(10)
+    other.close()
+    assert opened == [None]
+    # left alone: the other process's upgrade stands (here: only its version row)
+    assert _content(path)[1][0][2] == '{"episode":"hand","reward":"score_diff"}'

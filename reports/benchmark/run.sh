@@ -3,7 +3,8 @@
 # cheapest pimc games first. Every deal is stored in runs/benchmark.sqlite as played, so running
 # this again resumes; a copy of that store is kept in reports/benchmark/deals.sqlite (written with
 # SQLite's backup API after every report, so it is never half-written) and seeds runs/ on a new
-# checkout, so the run also resumes on another machine. A report already complete is not run again.
+# checkout, so the run also resumes on another machine. A report already complete, for the
+# current env version and the agents' current files, is not run again.
 # Then `whist benchmark-page` rebuilds docs/benchmarks.md from the reports.
 # Usage: bash reports/benchmark/run.sh [WORKERS]   (from the repository root)
 set -euo pipefail
@@ -12,32 +13,65 @@ workers="${1:-1}"
 export OMP_NUM_THREADS=1
 db=runs/benchmark.sqlite
 copy=reports/benchmark/deals.sqlite
-snapshot() {  # $1 -> $2, consistent even while $1 is open
+snapshot() {  # $1 -> $2 (a self-contained file, no write-ahead log), consistent even while $1 is open
   python - "$1" "$2" <<'PY'
 import os, sqlite3, sys
 src, dst = sys.argv[1], sys.argv[2]
 tmp = dst + ".tmp"
-if os.path.exists(tmp):
-    os.remove(tmp)
+for leftover in (tmp, tmp + "-wal", tmp + "-shm", tmp + "-journal"):
+    if os.path.exists(leftover):
+        os.remove(leftover)
 with sqlite3.connect(src) as s, sqlite3.connect(tmp) as d:
     s.backup(d)
+    d.execute("PRAGMA journal_mode=DELETE")
 d.close()
 os.replace(tmp, dst)
 PY
 }
-complete() {  # $1 spec, $2 game: is its report in reports/benchmark/GAME complete under the protocol?
+copy_is_covered() {  # does $db hold every deal of $copy (by the matches' natural keys)?
+  python - "$db" "$copy" <<'PY'
+import os, shutil, sys, tempfile
+from training.evaluation.store import ResultsStore
+
+def deals(path):
+    with ResultsStore(path) as store:
+        agents = store.agents()
+        who = lambda i: (agents[i].name, agents[i].kind, agents[i].checkpoint_sha256)
+        return {(m.game, m.env_version, m.options_json, m.seed, who(m.agent_a), who(m.agent_b), m.duplicate):
+                store.stored_deals(m.id) for m in store.matches(all_versions=True)}
+
+db, copy = sys.argv[1], sys.argv[2]
+with tempfile.TemporaryDirectory() as tmp:  # the committed copy is read from a copy (opening a store may upgrade it)
+    shutil.copy(copy, os.path.join(tmp, "copy.sqlite"))
+    have, want = deals(db), deals(os.path.join(tmp, "copy.sqlite"))
+missing = sum(len(d - have.get(k, set())) for k, d in want.items())
+if missing:
+    print(f"{copy} holds {missing} deals that {db} lacks: move {db} away (the copy then seeds it) or merge them first",
+          file=sys.stderr)
+    sys.exit(1)
+PY
+}
+complete() {  # $1 spec, $2 game: is its report complete under the protocol, the env version and the agents' files of now?
   python - "$1" "$2" <<'PY'
 import json, sys
 from pathlib import Path
 from agents.registry import canonical_spec
 from training.evaluation.benchmark import PROTOCOL, report_name
+from training.evaluation.store import agent_identity
+from whist_env.versions import env_version
 spec, game = sys.argv[1], sys.argv[2]
 path = Path("reports/benchmark") / game / (report_name(canonical_spec(spec, game)) + ".json")
-ok = path.exists() and (r := json.loads(path.read_text()))["complete"] and r["protocol"]["version"] == PROTOCOL.version
+if not path.exists():
+    sys.exit(1)
+r = json.loads(path.read_text())
+ok = (r["complete"] and r["protocol"]["version"] == PROTOCOL.version and r["env_version"] == env_version(game)
+      and r["agent"]["sha256"] == agent_identity(spec, game)[1]
+      and all(e["sha256"] == agent_identity(e["spec"], game)[1] for e in r["rungs"]))
 sys.exit(0 if ok else 1)
 PY
 }
 if [ ! -e "$db" ] && [ -e "$copy" ]; then mkdir -p runs && snapshot "$copy" "$db"; fi
+if [ -e "$db" ] && [ -e "$copy" ]; then copy_is_covered; fi
 for game in romanian_whist minnesota_whist classic_whist cutthroat_whist german_whist bid_whist; do
   for spec in heuristic "zoo:$game" pimc; do
     if complete "$spec" "$game"; then echo "complete already: $spec $game"; continue; fi

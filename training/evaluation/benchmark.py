@@ -118,7 +118,8 @@ DEFAULT_DB = Path("runs") / "benchmark.sqlite"
 
 def report_name(label: str, smoke: bool = False, options_differ: bool = False, options: Mapping[str, Any] | None = None) -> str:
     """The file stem of a report: the agent's canonical spec made safe for a file name, with
-    ``__options-<hash>`` when the rules differ from the protocol's and ``__smoke`` for a smoke run."""
+    ``__options-<hash>`` (of ``options``: the changes from the protocol's rules,
+    :func:`options_changed`) when the rules differ from the protocol's and ``__smoke`` for a smoke run."""
     import hashlib
 
     stem = safe_file_name(label)
@@ -317,7 +318,7 @@ def run_benchmark(args: Any) -> int:
     if out.exists() and not out.is_dir():
         raise CommandError(f"--out {out}: not a folder")
     changed = options_changed(game, setup.options)
-    stem = report_name(agent_canonical, args.smoke, bool(changed), setup.options)
+    stem = report_name(agent_canonical, args.smoke, bool(changed), changed)  # one name for one set of rules
     paths = (out / f"{stem}.json", out / f"{stem}.md")
     try:  # the store before the report folder: a store that cannot be used leaves no folder behind
         store = ResultsStore(args.db)

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -40,6 +41,7 @@ import numpy as np
 
 from training.evaluation.match import PairResult, deal_values, format_table, summarize_pair
 from training.evaluation.store import MatchRow, ResultsStore, canonical_json, match_options
+from whist_env.rules.options import CommonOptions
 
 
 @dataclass(frozen=True)
@@ -130,9 +132,9 @@ def compute_leaderboards(store: ResultsStore, game: str | None = None) -> list[L
 def compute_leaderboard(store: ResultsStore, game: str, options: dict[str, Any]) -> Leaderboard:
     """The leaderboard of one game and rule-option set (empty when nothing is stored for it);
     options at their defaults are no change (:func:`training.evaluation.store.match_options`)."""
-    key = canonical_json(match_options(game, options))
-    matches = [m for m in store.matches(game) if m.options_json == key]
-    return _leaderboard(store, matches) if matches else Leaderboard(game=game, options=dict(options))
+    stored = match_options(game, options)
+    matches = [m for m in store.matches(game) if m.options_json == canonical_json(stored)]
+    return _leaderboard(store, matches) if matches else Leaderboard(game=game, options=_shown_options(stored))
 
 
 def _display_names(store: ResultsStore, ids: set[int]) -> dict[int, str]:
@@ -211,10 +213,16 @@ def _leaderboard(store: ResultsStore, matches: list[MatchRow]) -> Leaderboard:
         pairs.append(
             summarize_pair(
                 v["diff"], v["win"], agent_a=names[a], agent_b=names[b], game=first.game, hands=v["hands"],
-                games=v["games"], duplicate=v["duplicate"], seed=first.seed, options=dict(first.options),
+                games=v["games"], duplicate=v["duplicate"], seed=first.seed, options=_shown_options(first.options),
             )
         )
-    return Leaderboard(game=first.game, options=dict(first.options), ratings=rows, pairs=pairs, deals=len(events))
+    return Leaderboard(game=first.game, options=_shown_options(first.options), ratings=rows, pairs=pairs, deals=len(events))
+
+
+def _shown_options(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """A match's stored options (the changes from the game's defaults) with ``episode`` spelled
+    out, as the tables and plots name it (``hand`` or ``game``)."""
+    return {"episode": CommonOptions().episode, **dict(stored)}
 
 
 def _pct(v: float) -> str:

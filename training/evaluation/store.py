@@ -33,9 +33,10 @@ of agents is one match whatever the order they are listed in: a league looks for
 either orientation first (:meth:`ResultsStore.find_match`) and plays it in the stored one.
 
 A store of schema version 1 (before ``env_version``) is upgraded in place when opened, in one
-transaction: its matches were all played on ``-v0`` envs, and their options are rewritten to the
-differences from the defaults (two matches that then coincide are merged; their deals are the
-same deals, seeded alike).
+transaction under the write lock: its matches were all played on ``-v0`` envs, and their options
+are rewritten to the differences from the defaults (two matches that then coincide are merged;
+their deals are the same deals, seeded alike). Stop any older whist-env writing to the file first:
+it cannot write schema 2.
 
 Durability: the file uses SQLite's write-ahead log, and all plays of one deal are written in one
 transaction (:meth:`ResultsStore.add_deal`), so a killed evaluation loses at most the deal in
@@ -58,6 +59,9 @@ from typing import Any
 from training.evaluation.match import DealOutcome, PlayOutcome
 from whist_env.versions import ENV_VERSIONS, env_version
 
+#: Keyword arguments of an env that are not rule options: they change what is reported or drawn,
+#: never a deal or a result (``whist_env.envs.whist_env.WhistEnv``).
+ENV_ARGUMENTS = frozenset({"infos", "render_mode"})
 #: Version of the schema this module reads and writes.
 SCHEMA_VERSION = 2
 #: Default location of the store, relative to the working folder.
@@ -147,7 +151,8 @@ class MatchRow:
 def match_options(game: str, options: Mapping[str, Any]) -> dict[str, Any]:
     """The rule options of ``game`` that a match is keyed by: those of ``options`` whose values
     differ from the game's defaults (:func:`whist_env.rules.options.changed_options`), so that
-    ``{"episode": "hand"}`` and ``{"episode": "hand", "reward": "score_diff"}`` are one match.
+    ``{"episode": "hand"}`` and ``{"episode": "hand", "reward": "score_diff"}`` are one match;
+    the env's arguments that are not rules (:data:`ENV_ARGUMENTS`) are left out.
 
     Raises:
         ValueError: an unknown game, or an option the game does not have or a bad value.
@@ -157,7 +162,20 @@ def match_options(game: str, options: Mapping[str, Any]) -> dict[str, Any]:
 
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}: one of {sorted(GAMES)}")
-    return changed_options(GAMES[game].raw_env().game.OPTIONS, options)
+    rules = {k: v for k, v in options.items() if k not in ENV_ARGUMENTS}
+    return changed_options(GAMES[game].raw_env().game.OPTIONS, rules)
+
+
+def _upgraded_options(game: str, text: str) -> str:
+    """A schema-1 row's options as schema 2 keys them: :func:`match_options` for a game still at
+    ``-v0`` (the version every schema-1 row was played on), else, and for options this code cannot
+    read, the stored text unchanged."""
+    if ENV_VERSIONS.get(game) != 0:
+        return text
+    try:
+        return canonical_json(match_options(game, json.loads(text)))
+    except (ValueError, TypeError):
+        return text
 
 
 def canonical_json(value: Any) -> str:
@@ -294,45 +312,48 @@ class ResultsStore:
 
     def _upgrade_from_1(self) -> None:
         """Schema 1 -> 2 in one transaction (module docstring): ``env_version`` 0 for every match,
-        options rewritten by :func:`match_options`, coinciding matches merged into the first."""
-        rows = self.conn.execute(
-            "SELECT id, game, options, seed, agent_a, agent_b, duplicate, seats, created_utc, code_version FROM matches ORDER BY id"
-        ).fetchall()
-        try:
-            new_options = [canonical_json(match_options(r[1], json.loads(r[2]))) for r in rows]
-        except ValueError as err:
-            raise StoreError(f"{self.path}: cannot upgrade the results store from schema version 1: {err}") from None
-        table = _SCHEMA.partition("CREATE TABLE matches (")[2].partition(");")[0]
+        options rewritten by :func:`match_options` (for a game still at ``-v0``: other defaults are
+        unknown, and a row this code cannot read keeps its text), coinciding matches merged into the
+        first. The transaction takes the write lock first and reads the version again, so a second
+        process opening the store at the same time finds it upgraded and leaves it alone."""
         # SQLite's way to change a table's constraints: foreign keys off (outside the transaction)
         # while the new table replaces the old, checked before the commit.
         self.conn.execute("PRAGMA foreign_keys = OFF")
         try:
-            self._rebuild_matches(table, rows, new_options)
+            with self.conn:
+                self.conn.execute("BEGIN IMMEDIATE")
+                if self.schema_version != 1:  # upgraded meanwhile by another process
+                    return
+                self._rebuild_matches()
         finally:
             self.conn.execute("PRAGMA foreign_keys = ON")
 
-    def _rebuild_matches(self, table: str, rows: list[tuple], new_options: list[str]) -> None:
-        with self.conn:
-            self.conn.execute("BEGIN")
-            self.conn.execute(f"CREATE TABLE matches_2 ({table})")
-            first: dict[tuple, int] = {}
-            for r, options in zip(rows, new_options):
-                key = (r[1], 0, options, r[3], r[4], r[5], r[6])
-                if key in first:  # the same match written with other (default-valued) options
-                    self.conn.execute("UPDATE OR IGNORE outcomes SET match_id = ? WHERE match_id = ?", (first[key], r[0]))
-                    self.conn.execute("DELETE FROM outcomes WHERE match_id = ?", (r[0],))
-                    continue
-                first[key] = r[0]
-                self.conn.execute(
-                    "INSERT INTO matches_2 (id, game, env_version, options, seed, agent_a, agent_b, duplicate, seats, "
-                    "created_utc, code_version) VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (r[0], r[1], options, *r[3:]),
-                )
-            self.conn.execute("DROP TABLE matches")
-            self.conn.execute("ALTER TABLE matches_2 RENAME TO matches")
-            self.conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
-            if self.conn.execute("PRAGMA foreign_key_check").fetchone() is not None:
-                raise StoreError(f"{self.path}: outcomes of unknown matches; the store is left at schema version 1")
+    def _rebuild_matches(self) -> None:
+        rows = self.conn.execute(
+            "SELECT id, game, options, seed, agent_a, agent_b, duplicate, seats, created_utc, code_version FROM matches ORDER BY id"
+        ).fetchall()
+        table = _SCHEMA.partition("CREATE TABLE matches (")[2].partition(");")[0]
+        self.conn.execute(f"CREATE TABLE matches_2 ({table})")
+        first: dict[tuple, int] = {}
+        for r in rows:
+            options = _upgraded_options(r[1], r[2])
+            key = (r[1], 0, options, r[3], r[4], r[5], r[6])
+            if key in first:  # the same match written with other (default-valued) options
+                self.conn.execute("UPDATE OR IGNORE outcomes SET match_id = ? WHERE match_id = ?", (first[key], r[0]))
+                self.conn.execute("DELETE FROM outcomes WHERE match_id = ?", (r[0],))
+                continue
+            first[key] = r[0]
+            self.conn.execute(
+                "INSERT INTO matches_2 (id, game, env_version, options, seed, agent_a, agent_b, duplicate, seats, "
+                "created_utc, code_version) VALUES (?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (r[0], r[1], options, *r[3:]),
+            )
+        self.conn.execute("DROP TABLE matches")
+        self.conn.execute("ALTER TABLE matches_2 RENAME TO matches")
+        self.conn.execute("UPDATE meta SET value = ? WHERE key = 'schema_version'", (str(SCHEMA_VERSION),))
+        if self.conn.execute("PRAGMA foreign_key_check").fetchone() is not None:
+            raise StoreError(f"{self.path}: some outcomes belong to no match (already so in the file, or after the "
+                             "upgrade); the store is left at schema version 1")
 
     @property
     def schema_version(self) -> int:
