@@ -76,7 +76,7 @@ for game in romanian_whist minnesota_whist classic_whist cutthroat_whist german_
   for spec in heuristic "zoo:$game" pimc; do
     if complete "$spec" "$game"; then echo "complete already: $spec $game"; continue; fi
     whist benchmark "$spec" --game "$game" --out "reports/benchmark/$game" --db "$db" \
-      --workers "$workers" --quiet > /dev/null
+      --workers "$workers" > /dev/null   # progress lines (deals/s, ETA) go to stderr
     snapshot "$db" "$copy"
     echo "$(date -u +%FT%TZ) done: $spec $game"
   done
