@@ -157,13 +157,20 @@ def match_options(game: str, options: Mapping[str, Any]) -> dict[str, Any]:
     Raises:
         ValueError: an unknown game, or an option the game does not have or a bad value.
     """
-    from whist_env import GAMES
     from whist_env.rules.options import changed_options
+
+    rules = {k: v for k, v in options.items() if k not in ENV_ARGUMENTS}
+    return changed_options(_options_class(game), rules)
+
+
+@lru_cache(maxsize=None)
+def _options_class(game: str) -> type:
+    """The options dataclass of ``game`` (an env is built once per game to find it, not per match)."""
+    from whist_env import GAMES
 
     if game not in GAMES:
         raise ValueError(f"unknown game {game!r}: one of {sorted(GAMES)}")
-    rules = {k: v for k, v in options.items() if k not in ENV_ARGUMENTS}
-    return changed_options(GAMES[game].raw_env().game.OPTIONS, rules)
+    return GAMES[game].raw_env().game.OPTIONS
 
 
 def _upgraded_options(game: str, text: str) -> str:
