@@ -6,6 +6,7 @@ the 54-card deck (18 each, jokers suitless and powerless unless ``jokers_high``)
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from whist_env.engine.cards import FULL_DECK_52, FULL_DECK_54, JKB, JKR, NUM_CARDS_WITH_JOKERS, NUM_RANKS, NUM_STANDARD_CARDS
@@ -28,9 +29,11 @@ class CutthroatOptions(CommonOptions):
     first_dealer: int | None = option(None, seat_or_none(3), "first dealer")
 
 
+@functools.cache
 def joker_context(jokers_high: bool, big_joker: str) -> TrickContext:
     """No-trump context with suitless jokers (RULES.md §6.3 / §7.1): powerless, or super cards
-    (Big Joker, then Little Joker, beat everything) when ``jokers_high``."""
+    (Big Joker, then Little Joker, beat everything) when ``jokers_high``; built once per
+    ``(jokers_high, big_joker)`` (the context is immutable)."""
     eff = tuple(c // NUM_RANKS if c < NUM_STANDARD_CARDS else NO_SUIT for c in range(NUM_CARDS_WITH_JOKERS))
     power = [c % NUM_RANKS for c in range(NUM_STANDARD_CARDS)] + [-1, -1]
     super_mask = 0
