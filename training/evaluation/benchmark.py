@@ -493,6 +493,9 @@ def results_page(reports_dir: str | Path = REPORTS_DIR) -> str:
         f"against each rung of the ladder ({', '.join(p.rungs)}), from match seed {p.seed:,} of the {REPORT} seed range, "
         "which no training, teacher data or tuning in this project uses; each game's default rules, one hand per play, "
         "Classic Whist with `honours=false`. Win rates count hands (ties half), with 95% t-intervals over deals. "
+        "Each report plays its own matches: A's row against B and B's row against A are two matches on the same deals, "
+        "so they mirror exactly only where both agents are deterministic; `pimc` samples its worlds, so its two "
+        "directions differ by its sampling. "
         "To benchmark your own agent: `whist benchmark SPEC --game GAME` (SPEC: `checkpoint:PATH`, `sb3:PATH`, "
         "`rllib:PATH` or `python:MODULE:ATTR`).",
         "",
