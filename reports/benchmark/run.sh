@@ -2,14 +2,17 @@
 # The committed benchmark reports: heuristic, zoo:GAME and pimc under the protocol, every game,
 # cheapest pimc games first. Every deal is stored in runs/benchmark.sqlite as played, so running
 # this again resumes; a copy of that store is kept in reports/benchmark/deals.sqlite (written with
-# SQLite's backup API after every report, so it is never half-written) and seeds runs/ on a new
-# checkout, so the run also resumes on another machine. A report already complete, for the
-# current env version and the agents' current files, is not run again.
+# SQLite's backup API every SNAPSHOT_SECONDS, default 600, while a report plays and again when it
+# ends, so it is never half-written and a run killed mid-report loses at most that much play) and
+# seeds runs/ on a new checkout, so the run also resumes on another machine once the copy is
+# committed. A report already complete, for the current env version and the agents' current
+# files, is not run again.
 # Then `whist benchmark-page` rebuilds docs/benchmarks.md from the reports.
 # Usage: bash reports/benchmark/run.sh [WORKERS]   (from the repository root)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 workers="${1:-1}"
+every="${SNAPSHOT_SECONDS:-600}"
 export OMP_NUM_THREADS=1
 db=runs/benchmark.sqlite
 copy=reports/benchmark/deals.sqlite
@@ -27,6 +30,13 @@ with sqlite3.connect(src) as s, sqlite3.connect(tmp) as d:
 d.close()
 os.replace(tmp, dst)
 PY
+}
+refresh_copy() {  # snapshot every $every seconds until the file $1 exists or this script is gone
+  local last=$SECONDS
+  while [ ! -e "$1" ] && kill -0 $$ 2>/dev/null; do
+    sleep 5
+    if (( SECONDS - last >= every )) && [ ! -e "$1" ]; then snapshot "$db" "$copy"; last=$SECONDS; fi
+  done
 }
 copy_is_covered() {  # does $db hold every deal of $copy (by the matches' natural keys)?
   python - "$db" "$copy" <<'PY'
@@ -75,9 +85,14 @@ if [ -e "$db" ] && [ -e "$copy" ]; then copy_is_covered; fi
 for game in romanian_whist minnesota_whist classic_whist cutthroat_whist german_whist bid_whist; do
   for spec in heuristic "zoo:$game" pimc; do
     if complete "$spec" "$game"; then echo "complete already: $spec $game"; continue; fi
+    played=$(mktemp -u)   # made when the report stops, which ends the refresher
+    refresh_copy "$played" & refresher=$!
+    status=0
     whist benchmark "$spec" --game "$game" --out "reports/benchmark/$game" --db "$db" \
-      --workers "$workers" > /dev/null   # progress lines (deals/s, ETA) go to stderr
-    snapshot "$db" "$copy"
+      --workers "$workers" > /dev/null || status=$?   # progress lines (deals/s, ETA) go to stderr
+    touch "$played"; wait "$refresher" || true; rm -f "$played"
+    snapshot "$db" "$copy"   # the deals so far, also of a report stopped by Ctrl-C (exit 130) or an error
+    if [ "$status" -ne 0 ]; then exit "$status"; fi
     echo "$(date -u +%FT%TZ) done: $spec $game"
   done
 done
