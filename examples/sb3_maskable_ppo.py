@@ -35,6 +35,7 @@ import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
 from stable_baselines3.common.env_util import make_vec_env
+from stable_baselines3.common.logger import Logger
 from stable_baselines3.common.vec_env import SubprocVecEnv
 
 import whist_env  # registers the Gymnasium ids (each SubprocVecEnv worker re-imports this script, and so the ids)
@@ -92,6 +93,8 @@ def main() -> None:
         device="cpu",
         verbose=0,
     )
+    # No log output: without a logger of its own, SB3 makes an empty SB3-<time> folder in /tmp.
+    model.set_logger(Logger(folder=None, output_formats=[]))
     start = time.perf_counter()
     model.learn(args.timesteps)
     print(

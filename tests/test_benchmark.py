@@ -153,6 +153,14 @@ class Illegal:
         return int(np.flatnonzero(observation["action_mask"] == 0)[0])
 
 illegal = Illegal()
+
+class Raises:
+    name = "raises"
+
+    def act(self, observation, info_state=None):
+        raise RuntimeError("no idea what to play")
+
+raises = Raises()
 '''
 
 
@@ -203,6 +211,97 @@ def test_an_illegal_action_ends_the_command_in_one_line(tmp_path, monkeypatch, c
     status, _, err = run(*command, "--quiet")
     assert status == 2 and "chose an illegal action" in err and "Traceback" not in err, err
     assert len(err.strip().splitlines()) == 1, err
+
+
+@pytest.mark.parametrize("command", [
+    ("benchmark", "python:my_bench_agents:raises", "--game", GAME, "--smoke", "--out", "r", "--db", "b.sqlite"),
+    ("benchmark", "python:my_bench_agents:raises", "--game", GAME, "--smoke", "--out", "r", "--db", "b.sqlite",
+     "--workers", "2"),
+    ("eval", "--game", GAME, "--agents", "python:my_bench_agents:raises", "random", "--deals", "2"),
+    ("league", "--game", GAME, "--agents", "python:my_bench_agents:raises", "random", "--deals", "2", "--db", "b.sqlite"),
+])
+def test_an_agent_that_raises_ends_the_command_in_one_line(tmp_path, monkeypatch, command):
+    (tmp_path / "my_bench_agents.py").write_text(POLICY_MODULE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # for the workers
+    status, _, err = run(*command, "--quiet")
+    assert status == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
+    assert ("python:my_bench_agents:raises vs random: agent 'raises' at player_0 raised RuntimeError: no idea what to "
+            "play (my_bench_agents.py:") in err, err
+    if command[0] == "benchmark":  # no report saying "run again" of a run that would fail again
+        assert "the report is left as it was" in err
+        assert not list((tmp_path / "r").glob("*"))
+
+
+def test_a_failing_resume_leaves_the_report_as_it_was(tmp_path, cheap_protocol, monkeypatch):
+    """A report already written is put back as it was when a later run of it fails."""
+    monkeypatch.chdir(tmp_path)
+    assert run("benchmark", "random", "--game", GAME, "--out", "r", "--db", "b.sqlite", "--quiet")[0] == 0
+    path = tmp_path / "r" / "random.json"
+    before = path.read_bytes(), path.with_suffix(".md").read_bytes()
+    longer = dataclasses.replace(cheap_protocol, deals=6)
+    monkeypatch.setattr(benchmark, "PROTOCOL", longer)
+
+    def fail(*args, **kwargs):
+        raise ValueError("agent 'random' at player_0 raised RuntimeError: simulated")
+
+    monkeypatch.setattr(benchmark, "evaluate_pair_stored", fail)
+    status, _, err = run("benchmark", "random", "--game", GAME, "--out", "r", "--db", "b.sqlite", "--quiet")
+    assert status == 2 and "simulated; the report is left as it was" in err
+    assert (path.read_bytes(), path.with_suffix(".md").read_bytes()) == before
+
+
+def test_a_resumed_report_adds_the_time_of_each_run(tmp_path, cheap_protocol, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert run("benchmark", "random", "--game", GAME, "--out", "r", "--db", "b.sqlite", "--quiet")[0] == 0
+    path = tmp_path / "r" / "random.json"
+    first = json.loads(path.read_text())["seconds"]
+    report = json.loads(path.read_text())
+    report["seconds"] = 1000.0  # as if the first run had taken 1000 s
+    path.write_text(json.dumps(report))
+    assert run("benchmark", "random", "--game", GAME, "--out", "r", "--db", "b.sqlite", "--quiet")[0] == 0  # all stored
+    again = json.loads(path.read_text())["seconds"]
+    assert first > 0 and 1000.0 <= again < 1000.0 + first + 60
+
+
+def test_the_protocol_plays_hands_not_games(tmp_path):
+    status, _, err = run("benchmark", "random", "--game", GAME, "--option", "episode=game", "--smoke",
+                         "--out", str(tmp_path / "r"), "--db", str(tmp_path / "b.sqlite"))
+    assert status == 2 and "--option episode=game: the protocol plays one hand a deal" in err, err
+    assert not (tmp_path / "r").exists() and not (tmp_path / "b.sqlite").exists()
+    assert run("benchmark", "random", "--game", GAME, "--option", "episode=hand", "--smoke", "--quiet",
+               "--out", str(tmp_path / "r"), "--db", str(tmp_path / "b.sqlite"))[0] == 0
+
+
+def test_the_page_names_the_reports_it_leaves_out(tmp_path, cheap_protocol, monkeypatch):
+    reports = tmp_path / "reports"
+    db = str(tmp_path / "b.sqlite")
+    assert run("benchmark", "random", "--game", GAME, "--out", str(reports / GAME), "--db", db, "--quiet")[0] == 0
+    assert run("benchmark", "heuristic", "--game", GAME, "--out", str(reports / GAME), "--db", db, "--quiet")[0] == 0
+    # heuristic's report as if half played, and random's as if played on an env version since retired
+    heuristic = json.loads((reports / GAME / "heuristic.json").read_text())
+    heuristic["complete"] = False
+    heuristic["rungs"][0]["deals"] = 2  # and 4 against the zoo
+    (reports / GAME / "heuristic.json").write_text(json.dumps(heuristic))
+    monkeypatch.setitem(whist_env.versions.ENV_VERSIONS, GAME, 1)
+    table = benchmark.results_markdown(GAME, reports)
+    assert "| `" not in table  # no row: neither report is a result of today's env
+    assert "No complete benchmark report of romanian_whist under protocol v1 and `whist/romanian_whist-v1`" in table
+    assert "Not in the table: `random`, played on `whist/romanian_whist-v0`; the env is now `whist/romanian_whist-v1`." in table
+    assert "Not in the table: `heuristic`, played on `whist/romanian_whist-v0`" in table
+    monkeypatch.setitem(whist_env.versions.ENV_VERSIONS, GAME, 0)
+    table = benchmark.results_markdown(GAME, reports)
+    assert [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| `")] == ["`random`"]
+    assert "Not in the table: `heuristic`, incomplete (6 deals played so far)." in table
+    assert "random" not in table.split("Not in the table")[1]
+
+
+def test_a_folder_without_reports_is_refused(tmp_path):
+    (tmp_path / "runs" / GAME).mkdir(parents=True)
+    status, _, err = run("benchmark-page", str(tmp_path / "runs"), "--out", str(tmp_path / "page.md"))
+    assert status == 2 and "no benchmark reports (GAME/*.json)" in err
+    assert not (tmp_path / "page.md").exists()
 
 
 def test_bad_game_and_option_are_refused(tmp_path):

@@ -162,3 +162,26 @@ def test_checkpoint_spec_on_a_directory_lists_its_pt_files(tmp_path, capsys):
     assert "holds no .pt files" in capsys.readouterr().err
     assert main(["eval", "--agents", f"checkpoint:{tmp_path / 'missing.pt'}", "random", "--deals", "2", "--quiet"]) == 2
     assert "does not exist" in capsys.readouterr().err
+
+
+def test_a_checkpoint_records_the_env_version_it_was_trained_on(tmp_path, monkeypatch, capsys):
+    """docs/versioning.md: an agent trained on an env version since changed plays with a note saying so."""
+    from agents.learned.checkpoint import trained_env_version
+    from training.cli import main
+    from whist_env import versions
+
+    _, _, ckpt = small_ckpt()
+    assert ckpt["env_version"] == versions.env_version("classic_whist") == 0
+    old = dict(ckpt)
+    del old["env_version"]  # a file made before the key was recorded: of -v0, the only version there was
+    assert trained_env_version(old) == 0
+    path = save_checkpoint(ckpt, tmp_path / "n.pt")
+    assert NeuralAgent.from_checkpoint(path, game="classic_whist").trained_env_version == 0
+    argv = ["eval", "--game", "classic_whist", "--agents", f"checkpoint:{path}", "random", "--deals", "1", "--quiet"]
+    assert main(argv) == 0
+    assert "was trained on" not in capsys.readouterr().err
+    monkeypatch.setitem(versions.ENV_VERSIONS, "classic_whist", 1)  # as if the env had been bumped since
+    assert main(argv) == 0
+    err = capsys.readouterr().err
+    assert (f"whist eval: note: checkpoint:{path} was trained on whist/classic_whist-v0, not on today's "
+            "whist/classic_whist-v1: the env has changed since") in err, err

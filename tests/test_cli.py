@@ -89,6 +89,18 @@ def test_plot_help_points_at_the_main_jobs_run_folder(capsys):
     assert "--logdir runs/classic_default" in text and "runs/classic " not in text
 
 
+def test_version_names_the_package_and_the_checkout(capsys):
+    import whist_env
+    from whist_env.provenance import short_commit
+
+    with pytest.raises(SystemExit) as stop:
+        cli.main(["--version"])
+    assert stop.value.code == 0
+    commit = short_commit()
+    suffix = "" if commit is None else "+g" + commit.replace("-dirty", ".dirty")
+    assert capsys.readouterr().out == f"whist-env {whist_env.__version__}{suffix}\n"
+
+
 # ------------------------------------------------------------------------------ Ctrl-C, SIGTERM, | head
 def tiny_run(tmp_path: Path, total_steps: int, **train) -> Path:
     data = {"game": "classic_whist", "options": {"episode": "hand"}, "seed": 3, "log_dir": str(tmp_path), "run_name": "run",

@@ -35,19 +35,30 @@ def test_listed_examples_exist():
 ENV = {"tianshou_vs_random.py": {"NUMBA_DISABLE_JIT": "1"}}
 
 
+#: Caches that libraries keep in the temporary folder on purpose, for later processes to reuse.
+CACHES = ("torchinductor_",)
+
+
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
 def test_example_runs_with_smoke(script, tmp_path):
     module, reason = SCRIPTS[script]
     if module is not None:
         pytest.importorskip(module, reason=reason)
+    scratch = tmp_path / "tmp"  # the script's temporary folder: it must leave nothing there
+    scratch.mkdir()
+    work = tmp_path / "work"
+    work.mkdir()
     done = subprocess.run(
         [sys.executable, str(EXAMPLES / script), "--smoke"],
         capture_output=True,
         text=True,
         timeout=300,
-        cwd=tmp_path,  # nothing is written next to the scripts
-        env={**os.environ, **ENV.get(script, {})},
+        cwd=work,  # nothing is written next to the scripts
+        env={**os.environ, **ENV.get(script, {}), "TMPDIR": str(scratch)},
     )
     assert done.returncode == 0, done.stderr[-3000:]
     lines = done.stdout.strip().splitlines()
     assert lines and lines[-1].startswith("ok: "), done.stdout[-2000:] + done.stderr[-2000:]
+    if module != "ray":  # Ray keeps its session folder in the temporary folder by design
+        left = sorted(p.name for p in scratch.iterdir() if not p.name.startswith(CACHES))
+        assert not left, f"{script} left {left} in its temporary folder"

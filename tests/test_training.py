@@ -366,3 +366,14 @@ def test_resume_of_an_aec_run_stays_on_aec_when_the_config_says_vector(tmp_path,
     assert whist_train(path, resume=True, total_steps=192, eval_deals=0) == 0
     assert "(aec backend, 2 games)" in capsys.readouterr().out
     assert load_checkpoint(tmp_path / "tiny" / "checkpoints" / "latest.pt")["config"]["env"]["backend"] == "aec"
+
+
+def test_the_progress_bar_counts_the_steps_the_run_takes(tmp_path, capsys):
+    """The run stops after whole updates (2 envs x 64 steps): 200 steps asked, 256 taken, and the
+    bar's total and final count are both 256."""
+    cfg = config_from_dict(tiny_config(tmp_path, total_steps=200, checkpoint_interval=1000))
+    trainer = PPOTrainer(cfg, progress=True)
+    trainer.train()
+    assert trainer.global_step == 256
+    lines = [line for line in capsys.readouterr().err.splitlines() if line.startswith("train: ")]
+    assert lines and lines[-1].startswith("train: 256/256 step (100%)"), lines

@@ -6,6 +6,9 @@ pickle). Keys:
 
 * ``format`` (``"whist-env-checkpoint"``), ``format_version`` (int)
 * ``game`` (str, a key of ``whist_env.GAMES``), ``options`` (dict: every rule option's value)
+* ``env_version`` (int): the version of the game's environment it was trained on, the ``N`` of
+  ``whist/<game>-vN`` (docs/versioning.md); absent from files made before it was recorded, which
+  are all of ``-v0``, the only version there was
 * ``obs_size``, ``num_actions`` (int), ``hidden_sizes`` (list of int)
 * ``model`` (state_dict of :class:`agents.learned.network.ActorCritic`), ``optimizer`` (state_dict or None)
 * ``critic_input_size`` (int; format 2): the critic's input length, the observation's or, for a
@@ -32,6 +35,7 @@ from typing import Any, BinaryIO
 import torch
 
 from agents.learned.sb3 import is_sb3_zip
+from whist_env.versions import ENV_VERSIONS
 
 FORMAT = "whist-env-checkpoint"
 FORMAT_VERSION = 4
@@ -72,6 +76,7 @@ def make_checkpoint(
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "game": str(game),
+        "env_version": int(ENV_VERSIONS.get(str(game), 0)),
         "options": _plain(dict(options)),
         "obs_size": int(obs_size),
         "num_actions": int(num_actions),
@@ -89,6 +94,11 @@ def make_checkpoint(
         "opponent_pool": [_cpu_state(sd) for sd in (opponent_pool or [])],
         "extra": _plain(dict(extra or {})),
     }
+
+
+def trained_env_version(ckpt: Mapping[str, Any]) -> int:
+    """The env version a loaded checkpoint dict was trained on (0 for files that predate the key)."""
+    return int(ckpt.get("env_version", 0))
 
 
 def _cpu_state(state: Mapping[str, torch.Tensor]) -> dict[str, torch.Tensor]:

@@ -30,6 +30,8 @@ class NeuralAgent:
         seed: seed of the sampling generator (``greedy=False``); ``None`` = nondeterministic.
         game: name of the game the network was trained for (informational).
         trained_options: rule options of the training run (``None``: unknown).
+        trained_env_version: the version of the game's environment it was trained on, the ``N``
+            of ``whist/<game>-vN`` (``None``: unknown).
         exact_open_play: the run asks for its game's open phase to be played exactly, not by
             the network (config ``train.exact_open_play``; German Whist once the stock is gone).
             The network cannot do so itself: :func:`agents.registry.play_time_agent` wraps it.
@@ -37,11 +39,13 @@ class NeuralAgent:
 
     def __init__(self, network: PolicyNet, name: str = "neural", greedy: bool = True, device: str | torch.device = "cpu",
                  seed: int | None = None, game: str | None = None, trained_options: Mapping[str, Any] | None = None,
-                 exact_open_play: bool = False) -> None:
+                 exact_open_play: bool = False, trained_env_version: int | None = None) -> None:
         self.exact_open_play = bool(exact_open_play)
         self.device = torch.device(device)
         #: rule options the network was trained with (from its checkpoint), or ``None``
         self.trained_options = dict(trained_options) if trained_options is not None else None
+        #: the env version the network was trained on (from its checkpoint), or ``None``
+        self.trained_env_version = trained_env_version
         self.network = network.to(self.device).eval()
         self.name = name
         self.greedy = bool(greedy)
@@ -103,7 +107,7 @@ class NeuralAgent:
                 action sizes that differ from the game's environment built with the
                 checkpoint's rule options.
         """
-        from agents.learned.checkpoint import check_compatible, load_checkpoint
+        from agents.learned.checkpoint import check_compatible, load_checkpoint, trained_env_version
         from whist_env import GAMES
 
         ckpt = load_checkpoint(path, game=game, map_location=device)
@@ -120,7 +124,8 @@ class NeuralAgent:
             run_name = (ckpt.get("extra") or {}).get("run_name") or ""
             name = f"ppo:{run_name or Path(path).stem}"
         return cls(net, name=name, greedy=greedy, device=device, seed=seed, game=ckpt["game"],
-                   trained_options=ckpt.get("options"), exact_open_play=exact_open_play_of(ckpt))
+                   trained_options=ckpt.get("options"), exact_open_play=exact_open_play_of(ckpt),
+                   trained_env_version=trained_env_version(ckpt))
 
 
 def exact_open_play_of(ckpt: Mapping[str, Any]) -> bool:

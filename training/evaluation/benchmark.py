@@ -64,9 +64,9 @@ from training.evaluation.store import (
     StoreError,
     agent_identity,
     canonical_json,
-    code_version,
     duplicate_seats,
 )
+from whist_env.provenance import short_commit
 from whist_env.versions import env_id, env_version
 
 
@@ -167,11 +167,6 @@ def _rung_entry(rung: str, spec: str, identity: tuple[str, str | None], result: 
     return entry
 
 
-def _commit() -> str | None:
-    version = code_version()
-    return version.partition("+g")[2] or None
-
-
 def build_report(game: str, agent: tuple[str, str, tuple[str, str | None]], options: Mapping[str, Any],
                  changed: Mapping[str, Any], smoke: bool, rungs: Sequence[dict[str, Any]], seconds: float) -> dict[str, Any]:
     """The report as a JSON-ready dict (the fields :func:`format_report` and :func:`results_markdown` read).
@@ -184,7 +179,7 @@ def build_report(game: str, agent: tuple[str, str, tuple[str, str | None]], opti
         smoke: whether this is a ``--smoke`` run (outside the protocol).
         rungs: one entry per rung reached so far (played, or not with a note); the report is
             complete when every rung of the protocol is there and every one played is complete.
-        seconds: wall time of this run.
+        seconds: wall time of the runs that played it (a resumed report adds each run's).
     """
     import whist_env
 
@@ -200,7 +195,7 @@ def build_report(game: str, agent: tuple[str, str, tuple[str, str | None]], opti
         "env_id": env_id(game),
         "env_version": env_version(game),
         "suite_version": str(whist_env.__version__),
-        "commit": _commit(),
+        "commit": short_commit(),
         "options": dict(sorted(options.items())),
         "options_changed": dict(sorted(changed.items())),
         "agent": {"spec": agent[0], "canonical": agent[1], "kind": agent[2][0], "sha256": agent[2][1]},
@@ -303,6 +298,9 @@ def run_benchmark(args: Any) -> int:
         raise CommandError(f"unknown game {game!r}; games: {sorted(GAMES)}")
     deals = PROTOCOL.smoke_deals if args.smoke else PROTOCOL.deals
     options = {**PROTOCOL.options(game), **dict(args.option)}
+    if "episode" in dict(args.option) and str(options["episode"]) != "hand":
+        raise CommandError(f"--option episode={options['episode']}: the protocol plays one hand a deal and reports per "
+                           "hand (episode=hand); compare whole games with `whist eval --option episode=game`")
     try:
         agent_canonical = canonical_spec(args.spec, game)
     except (ValueError, ImportError) as err:
@@ -320,6 +318,7 @@ def run_benchmark(args: Any) -> int:
     changed = options_changed(game, setup.options)
     stem = report_name(agent_canonical, args.smoke, bool(changed), changed)  # one name for one set of rules
     paths = (out / f"{stem}.json", out / f"{stem}.md")
+    before = [path.read_text() if path.is_file() else None for path in paths]  # what an agent's failure restores
     try:  # the store before the report folder: a store that cannot be used leaves no folder behind
         store = ResultsStore(args.db)
     except (StoreError, OSError, sqlite3.Error) as err:
@@ -334,10 +333,11 @@ def run_benchmark(args: Any) -> int:
     agent_id_key = (setup.specs[0], identities[0])
     rungs: list[dict[str, Any]] = []
     start = time.perf_counter()
+    earlier = _seconds_before(before[0], game)
 
     def write(entries: list[dict[str, Any]]) -> None:
         report = build_report(game, (args.spec, agent_canonical, identities[0]), setup.options, changed, args.smoke, entries,
-                              time.perf_counter() - start)
+                              earlier + time.perf_counter() - start)
         write_text_atomically(paths[0], json.dumps(report, indent=2) + "\n")
         write_text_atomically(paths[1], format_report(report))
 
@@ -368,9 +368,10 @@ def run_benchmark(args: Any) -> int:
                     try:
                         evaluate_pair_stored(store, match, game, agent, setup.agents[k], deals, setup.options, done,
                                              (setup.specs[0], spec), args)
-                    except ValueError as err:  # an agent that cannot go to the workers, an illegal action
-                        write(rungs + [partial(*current)])
-                        raise CommandError(f"{setup.specs[0]} vs {spec}: {err}") from None
+                    except ValueError as err:  # an agent that cannot go to the workers, an illegal action, raised
+                        # running again would fail again: the report stays as it was, the deals played are stored
+                        _restore(paths, before)
+                        raise CommandError(f"{setup.specs[0]} vs {spec}: {err}; the report is left as it was") from None
                 rungs.append(partial(*current))
                 current = None
                 write(rungs)
@@ -383,6 +384,26 @@ def run_benchmark(args: Any) -> int:
     print(text)
     print(f"wrote {paths[0]} and {paths[1]} in {time.perf_counter() - start:.1f} s; deals stored in {args.db}", file=sys.stderr)
     return 0
+
+
+def _seconds_before(text: str | None, game: str) -> float:
+    """The wall time recorded by an earlier run of the same report (``text``, its JSON), which a
+    resumed run adds to; 0 when there is none or it is of another protocol or env version."""
+    try:
+        report = json.loads(text) if text else {}
+        same = report["protocol"]["version"] == PROTOCOL.version and report["env_id"] == env_id(game)
+        return float(report["seconds"]) if same else 0.0
+    except (ValueError, KeyError, TypeError):
+        return 0.0
+
+
+def _restore(paths: Sequence[Path], texts: Sequence[str | None]) -> None:
+    """Put each file back as it was: its text, or no file where there was none."""
+    for path, text in zip(paths, texts):
+        if text is None:
+            path.unlink(missing_ok=True)
+        else:
+            write_text_atomically(path, text)
 
 
 def evaluate_pair_stored(store: ResultsStore, match: int, game: str, agent_a: Any, agent_b: Any, deals: int,
@@ -417,19 +438,59 @@ def load_report(path: str | Path) -> dict[str, Any]:
 
 
 def protocol_reports(reports_dir: str | Path, game: str | None = None) -> list[dict[str, Any]]:
-    """The complete reports of the current protocol version in ``reports_dir/<game>/*.json``,
-    sorted by game and agent (smoke, incomplete and older-protocol reports are left out).
+    """The complete reports of the current protocol version and env version in
+    ``reports_dir/<game>/*.json``, sorted by game and agent (:func:`left_out_reports` says why the
+    others are left out).
 
     Raises:
         ReportError: a file there that is not a report.
     """
-    root = Path(reports_dir)
-    found = []
-    for path in sorted(root.glob(f"{game or '*'}/*.json")):
+    return _reports(reports_dir, game)[0]
+
+
+def left_out_reports(reports_dir: str | Path, game: str | None = None) -> list[tuple[dict[str, Any], str]]:
+    """``(report, why)`` for each report in ``reports_dir/<game>/*.json`` that
+    :func:`protocol_reports` leaves out: a ``--smoke`` run, an older protocol, an env version
+    other than today's, or an incomplete run.
+
+    Raises:
+        ReportError: a file there that is not a report.
+    """
+    return _reports(reports_dir, game)[1]
+
+
+def _reports(reports_dir: str | Path, game: str | None) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], str]]]:
+    found, left_out = [], []
+    for path in sorted(Path(reports_dir).glob(f"{game or '*'}/*.json")):
         report = load_report(path)
-        if report["within_protocol"] and report["complete"] and report["protocol"]["version"] == PROTOCOL.version:
+        why = _why_left_out(report)
+        if why:
+            left_out.append((report, why))
+        else:
             found.append(report)
-    return sorted(found, key=lambda r: (r["game"], _agent_order(r["agent"]["canonical"], r["game"])))
+    return sorted(found, key=_report_order), sorted(left_out, key=lambda pair: _report_order(pair[0]))
+
+
+def _report_order(report: Mapping[str, Any]) -> tuple[str, tuple[int, str]]:
+    return report["game"], _agent_order(report["agent"]["canonical"], report["game"])
+
+
+def _why_left_out(report: Mapping[str, Any]) -> str:
+    """Why ``report`` is not a result of the current protocol and env version (``""``: it is)."""
+    if not report["within_protocol"]:
+        return "a --smoke run, outside the protocol"
+    if report["protocol"]["version"] != PROTOCOL.version:
+        return f"protocol v{report['protocol']['version']}, not v{PROTOCOL.version}"
+    try:
+        now = env_id(report["game"])
+    except ValueError:
+        return f"an unknown game {report['game']!r}"
+    if report["env_id"] != now:
+        return f"played on `{report['env_id']}`; the env is now `{now}`"
+    if not report["complete"]:
+        played = sum(int(e.get("deals", 0)) for e in report["rungs"] if e.get("played"))
+        return f"incomplete ({played:,} deals played so far)"
+    return ""
 
 
 def _agent_order(canonical: str, game: str) -> tuple[int, str]:
@@ -449,10 +510,11 @@ def results_markdown(game: str, reports_dir: str | Path = REPORTS_DIR) -> str:
     Raises:
         ReportError: a file in the game's report folder that is not a report.
     """
-    reports = protocol_reports(reports_dir, game)
+    reports, left_out = _reports(reports_dir, game)
+    aside = "".join(f"\nNot in the table: `{r['agent']['canonical']}`, {why}." for r, why in left_out)
     if not reports:
-        return (f"No complete benchmark report of {game} under protocol v{PROTOCOL.version} is committed yet "
-                f"(`whist benchmark SPEC --game {game}` writes one).\n")
+        return (f"No complete benchmark report of {game} under protocol v{PROTOCOL.version} and `{env_id(game)}` is "
+                f"committed yet (`whist benchmark SPEC --game {game}` writes one).\n{aside}")
     rungs = list(PROTOCOL.rungs)
     head = "| agent | " + " | ".join(f"vs {r}" for r in rungs) + " |"
     lines = [head, "|---|" + "---|" * len(rungs)]
@@ -476,7 +538,7 @@ def results_markdown(game: str, reports_dir: str | Path = REPORTS_DIR) -> str:
                   f"rules {_options_text(PROTOCOL.options(game))}; `{first['env_id']}`, whist-env "
                   f"{', '.join(sorted({r['suite_version'] for r in reports}))} "
                   f"(commits {', '.join(sorted({str(r['commit']) for r in reports}))})."]
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n" + aside + ("\n" if aside else "")
 
 
 def results_page(reports_dir: str | Path = REPORTS_DIR) -> str:
@@ -514,6 +576,9 @@ def run_benchmark_page(args: Any) -> int:
     """
     if not Path(args.reports).is_dir():
         raise CommandError(f"no folder of reports at {args.reports}")
+    if not any(Path(args.reports).glob("*/*.json")):
+        raise CommandError(f"no benchmark reports (GAME/*.json) in {args.reports}: give the folder that holds a folder "
+                           f"per game, as {REPORTS_DIR} does")
     try:
         text = results_page(args.reports)
     except ReportError as err:

@@ -260,6 +260,24 @@ def _deal_seed(seed: int, index: int) -> int:
     return int(np.random.SeedSequence([seed, index]).generate_state(1)[0])
 
 
+class AgentError(ValueError):
+    """An agent failed during play: it chose an illegal action or its code raised. ``whist eval``,
+    ``league`` and ``benchmark`` report it in one line naming the pair."""
+
+
+def _agent_name(policy: Any) -> str:
+    return str(getattr(policy, "name", type(policy).__name__))
+
+
+def _where(err: BaseException) -> str:
+    """``"RuntimeError: text (file.py:12 in act)"``: an exception and the innermost line it came from."""
+    import traceback
+
+    frames = traceback.extract_tb(err.__traceback__)
+    at = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    return f"{type(err).__name__}: {err}{at}"
+
+
 def play_deal(
     raw_env: Any, seed: int, deal: Mapping[str, Any], policies: Sequence[Policy], recorder: Any = None
 ) -> tuple[list[int], int]:
@@ -275,7 +293,8 @@ def play_deal(
     Returns:
         ``(points, hands)``: points per side summed over the episode's hands, and hands played.
     Raises:
-        ValueError: when a policy returns an illegal action (the message names the seat).
+        AgentError: a policy returned an illegal action or raised (the message names the agent, its
+            seat and, for an exception, its type, text and the line it came from); a ``ValueError``.
     """
     raw_env.reset(seed=seed, options=dict(deal))
     if recorder is not None:
@@ -287,14 +306,16 @@ def play_deal(
     while not (g.done or g.truncated):
         agent = raw_env.agent_selection
         policy = policies[seat_of[agent]]
-        action = policy_action(policy, raw_env, agent)
+        try:
+            action = policy_action(policy, raw_env, agent)
+        except Exception as err:  # the agent's own code failed: one line names it and where
+            raise AgentError(f"agent {_agent_name(policy)!r} at {agent} raised {_where(err)}") from err
         hand_number = g.hand_number
         entry = recorder.pre_step(agent, int(action)) if recorder is not None else None
         try:
             raw_env.step(int(action))
         except ValueError as err:
-            name = getattr(policy, "name", type(policy).__name__)
-            raise ValueError(f"agent {name!r} at {agent} chose an illegal action: {err}") from err
+            raise AgentError(f"agent {_agent_name(policy)!r} at {agent} chose an illegal action: {err}") from err
         if recorder is not None:
             recorder.after_step(entry)
         if g.hand_number != hand_number or g.done or g.truncated:
@@ -628,6 +649,19 @@ def rule_differences(agent: Policy, options: Any) -> str:
     return ", ".join(diffs)
 
 
+def env_version_difference(agent: Policy, game: str) -> str:
+    """``"was trained on whist/<game>-v0, ..."`` when a trained agent (one with
+    ``trained_env_version``) learned an env version of ``game`` other than today's; ``""`` if not
+    (docs/versioning.md: such an agent plays an env it never saw)."""
+    from whist_env.versions import env_id, env_version
+
+    trained = getattr(agent, "trained_env_version", None)
+    if trained is None or int(trained) == env_version(game):
+        return ""
+    return (f"was trained on {env_id(game, int(trained))}, not on today's {env_id(game)}: the env has changed "
+            "since (CHANGELOG.md); retrain it or read its results as of an older env")
+
+
 def unique_labels(specs: Sequence[str]) -> list[str]:
     """The specs as agent names, a repeated spec getting ``#2``, ``#3``, ... (``random``,
     ``random#2``)."""
@@ -709,6 +743,9 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
         if note:
             print(f"whist {command}: note: {spec} was trained with {note}; this match uses the game's options "
                   f"(add --option KEY=VALUE to match)", file=sys.stderr)
+        version_note = env_version_difference(agent, game)
+        if version_note:
+            print(f"whist {command}: note: {spec} {version_note}", file=sys.stderr)
     return MatchSetup(options=options, game=rules, agents=agents, labels=unique_labels(canonical), specs=canonical)
 
 

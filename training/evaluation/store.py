@@ -48,15 +48,15 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
-import subprocess
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
 from training.evaluation.match import DealOutcome, PlayOutcome
+from whist_env import provenance
 from whist_env.versions import ENV_VERSIONS, env_version
 
 #: Keyword arguments of an env that are not rule options: they change what is reported or drawn,
@@ -163,7 +163,7 @@ def match_options(game: str, options: Mapping[str, Any]) -> dict[str, Any]:
     return changed_options(_options_class(game), rules)
 
 
-@lru_cache(maxsize=None)
+@cache
 def _options_class(game: str) -> type:
     """The options dataclass of ``game`` (an env is built once per game to find it, not per match)."""
     from whist_env import GAMES
@@ -192,22 +192,11 @@ def canonical_json(value: Any) -> str:
 
 @lru_cache(maxsize=1)
 def code_version() -> str:
-    """``whist_env.__version__``, plus ``+g<short commit>`` when the package lives in a git checkout."""
+    """``whist_env.__version__``, plus ``+g<short commit>`` (``.dirty`` when the code has uncommitted
+    changes) when the package lives in its own git checkout (:mod:`whist_env.provenance`)."""
     import whist_env
 
-    version = str(getattr(whist_env, "__version__", "unknown"))
-    try:
-        commit = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            cwd=Path(whist_env.__file__).resolve().parent,
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=False,
-        ).stdout.strip()
-    except (OSError, subprocess.SubprocessError):
-        commit = ""
-    return f"{version}+g{commit}" if commit else version
+    return provenance.code_version(str(getattr(whist_env, "__version__", "unknown")))
 
 
 def file_sha256(path: str | Path) -> str:

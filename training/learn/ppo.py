@@ -63,11 +63,11 @@ import torch
 from agents.learned.checkpoint import check_compatible, make_checkpoint, save_checkpoint
 from agents.learned.network import ActorCritic, PolicyNet, architecture, masked_entropy, masked_log_probs, sample_actions
 from training.evaluation.seed_ranges import TRAINING
-from training.learn.commit import source_commit
 from training.learn.config import ExperimentConfig
 from training.learn.rollout import LEARNER, Batch, RolloutStats, opponent_mix
 from whist_env.envs.policy_action import policy_action
 from whist_env.envs.symmetry import SuitSymmetry
+from whist_env.provenance import source_commit
 
 
 # --------------------------------------------------------------------------- trajectories and GAE
@@ -718,8 +718,10 @@ class PPOTrainer:
         if self.progress:
             from training.progress import progress_bar
 
-            bar = progress_bar(total=total, initial=min(self.global_step, total), desc="train", unit="step", unit_scale=True, dynamic_ncols=True,
-                               smoothing=0.1, mininterval=1.0)
+            # whole updates: the run stops at the first multiple of steps_per_update that reaches total
+            planned = max(-(-total // steps_per_update) * steps_per_update, self.global_step)
+            bar = progress_bar(total=planned, initial=self.global_step, desc="train", unit="step", unit_scale=True,
+                               dynamic_ncols=True, smoothing=0.1, mininterval=1.0)
         eval_every = self.config.eval.interval_steps
         next_eval = (self.global_step // eval_every + 1) * eval_every if eval_every else None
         start_time, start_step = time.perf_counter(), self.global_step
@@ -766,7 +768,7 @@ class PPOTrainer:
                 if self.update % cfg.checkpoint_interval == 0:
                     self.save("latest.pt")
                 if bar is not None:
-                    bar.update(min(self.global_step, total) - bar.n)
+                    bar.update(self.global_step - bar.n)
                     overall = (self.global_step - start_step) / max(time.perf_counter() - start_time, 1e-9)
                     bar.set_postfix(self._progress_fields(record, overall), refresh=False)
                 if self._stop_requested or self.out_of_time():

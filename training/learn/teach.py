@@ -356,8 +356,8 @@ def teach(spec: TeachSpec, decisions: int, out: str | Path, workers: int = 1, ra
     """
     from agents.registry import canonical_spec
     from training.evaluation.parallel import played_units
-    from training.learn.commit import source_commit
     from whist_env import GAMES
+    from whist_env.provenance import source_commit
     from whist_env.rules.options import options_dict
 
     spec.check()
