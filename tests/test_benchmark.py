@@ -253,16 +253,31 @@ def test_a_failing_resume_leaves_the_report_as_it_was(tmp_path, cheap_protocol, 
 
 
 def test_a_resumed_report_adds_the_time_of_each_run(tmp_path, cheap_protocol, monkeypatch):
+    # a module of its own: the other tests' my_bench_agents stays imported from their folders
+    (tmp_path / "my_timed_agents.py").write_text(POLICY_MODULE)
     monkeypatch.chdir(tmp_path)
-    assert run("benchmark", "random", "--game", GAME, "--out", "r", "--db", "b.sqlite", "--quiet")[0] == 0
-    path = tmp_path / "r" / "random.json"
-    first = json.loads(path.read_text())["seconds"]
-    report = json.loads(path.read_text())
-    report["seconds"] = 1000.0  # as if the first run had taken 1000 s
-    path.write_text(json.dumps(report))
-    assert run("benchmark", "random", "--game", GAME, "--out", "r", "--db", "b.sqlite", "--quiet")[0] == 0  # all stored
-    again = json.loads(path.read_text())["seconds"]
-    assert first > 0 and 1000.0 <= again < 1000.0 + first + 60
+    monkeypatch.syspath_prepend(str(tmp_path))
+    argv = ("benchmark", "python:my_timed_agents:policy", "--game", GAME, "--out", "r", "--db", "b.sqlite", "--quiet")
+    assert run(*argv)[0] == 0
+    path = tmp_path / "r" / "python_my_timed_agents_policy.json"
+
+    def seconds(value: float | None = None) -> float:
+        report = json.loads(path.read_text())
+        if value is not None:  # as if the runs before had taken that long
+            report["seconds"] = value
+            path.write_text(json.dumps(report))
+        return report["seconds"]
+
+    assert seconds(1000.0) > 0
+    monkeypatch.setattr(benchmark, "PROTOCOL", dataclasses.replace(cheap_protocol, deals=6))
+    assert run(*argv)[0] == 0  # plays 2 more deals a rung
+    resumed = seconds()
+    assert 1000.0 < resumed < 1060.0
+    assert run(*argv)[0] == 0  # every deal stored: no time added
+    assert seconds() == resumed
+    (tmp_path / "my_timed_agents.py").write_text(POLICY_MODULE + "\n# changed\n")  # another agent: all played again
+    assert run(*argv)[0] == 0
+    assert 0 < seconds() < 60
 
 
 def test_the_protocol_plays_hands_not_games(tmp_path):
@@ -290,6 +305,7 @@ def test_the_page_names_the_reports_it_leaves_out(tmp_path, cheap_protocol, monk
     assert "No complete benchmark report of romanian_whist under protocol v1 and `whist/romanian_whist-v1`" in table
     assert "Not in the table: `random`, played on `whist/romanian_whist-v0`; the env is now `whist/romanian_whist-v1`." in table
     assert "Not in the table: `heuristic`, played on `whist/romanian_whist-v0`" in table
+    assert table.endswith(".\n")  # like a table: the page then leaves a blank line before the next heading
     monkeypatch.setitem(whist_env.versions.ENV_VERSIONS, GAME, 0)
     table = benchmark.results_markdown(GAME, reports)
     assert [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| `")] == ["`random`"]
@@ -299,6 +315,8 @@ def test_the_page_names_the_reports_it_leaves_out(tmp_path, cheap_protocol, monk
 
 def test_a_folder_without_reports_is_refused(tmp_path):
     (tmp_path / "runs" / GAME).mkdir(parents=True)
+    (tmp_path / "runs" / "not_a_game").mkdir()
+    (tmp_path / "runs" / "not_a_game" / "x.json").write_text("{}")
     status, _, err = run("benchmark-page", str(tmp_path / "runs"), "--out", str(tmp_path / "page.md"))
     assert status == 2 and "no benchmark reports (GAME/*.json)" in err
     assert not (tmp_path / "page.md").exists()

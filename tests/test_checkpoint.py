@@ -181,6 +181,8 @@ def test_a_checkpoint_records_the_env_version_it_was_trained_on(tmp_path, monkey
     assert main(argv) == 0
     assert "was trained on" not in capsys.readouterr().err
     monkeypatch.setitem(versions.ENV_VERSIONS, "classic_whist", 1)  # as if the env had been bumped since
+    assert small_ckpt()[2]["env_version"] == 1
+    assert small_ckpt(env_version=0)[2]["env_version"] == 0  # a re-export keeps the version it was trained on
     assert main(argv) == 0
     err = capsys.readouterr().err
     assert (f"whist eval: note: checkpoint:{path} was trained on whist/classic_whist-v0, not on today's "

@@ -78,3 +78,16 @@ def test_without_git_there_is_no_commit(checkout, monkeypatch):
     monkeypatch.setenv("PATH", "")
     assert provenance.source_commit() is None
     assert provenance.code_version("0.1.0") == "0.1.0"
+
+
+def test_another_repositorys_git_variables_are_ignored(checkout, tmp_path, monkeypatch):
+    """Inside another repository's git hook GIT_DIR names that repository: still our own commit."""
+    other = tmp_path / "other"
+    (other / "f").parent.mkdir()
+    (other / "f").write_text("y\n")
+    _git(other, "init", "-q")
+    _git(other, "add", "-A")
+    _git(other, "commit", "-q", "-m", "theirs")
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))
+    monkeypatch.setenv("GIT_WORK_TREE", str(other))
+    assert provenance.source_commit() == _git(checkout, "--git-dir", str(checkout / ".git"), "rev-parse", "HEAD")

@@ -462,14 +462,22 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str
 }
 
 
+class _VersionAction(argparse.Action):
+    """``--version``: the version is looked up (git runs) only when asked for."""
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: Any, values: Any, option_string: str | None = None) -> None:
+        import whist_env
+        from whist_env.provenance import code_version
+
+        print(f"whist-env {code_version(whist_env.__version__)}")
+        parser.exit()
+
+
 def build_parser(command: str | None = None) -> argparse.ArgumentParser:
     """The top-level argument parser with one subparser per subcommand; only ``command``'s
     arguments are built (the others are listed with their one-line help)."""
-    import whist_env
-    from whist_env.provenance import code_version
-
     parser = WhistArgumentParser(prog="whist", description="whist-env: train and evaluate agents for Whist-family games.")
-    parser.add_argument("--version", action="version", version=f"whist-env {code_version(whist_env.__version__)}",
+    parser.add_argument("--version", action=_VersionAction, nargs=0,
                         help="print the package version (with the commit of a git checkout) and exit")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name, (help_text, configure, _) in SUBCOMMANDS.items():

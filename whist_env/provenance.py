@@ -12,6 +12,7 @@ This module imports nothing from ``whist_env``, so every layer can use it.
 
 from __future__ import annotations
 
+import os
 import subprocess
 from functools import lru_cache
 from pathlib import Path
@@ -23,9 +24,14 @@ _ROOT = Path(__file__).resolve().parent.parent
 
 
 def _git(*args: str) -> str | None:
-    """stdout of ``git -C <root> ARGS`` stripped, or ``None`` when git is missing or fails."""
+    """stdout of ``git -C <root> ARGS`` stripped, or ``None`` when git is missing or fails. The
+    ``GIT_*`` variables of the caller (a hook of another repository sets ``GIT_DIR``) are dropped,
+    so git finds the repository from the folder alone, and ``git status`` takes no lock."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_")}
+    env["GIT_OPTIONAL_LOCKS"] = "0"
     try:
-        done = subprocess.run(["git", "-C", str(_ROOT), *args], capture_output=True, text=True, timeout=10, check=False)
+        done = subprocess.run(["git", "-C", str(_ROOT), *args], capture_output=True, text=True, timeout=10, check=False,
+                              env=env)
     except (OSError, subprocess.SubprocessError):
         return None
     return done.stdout.strip() if done.returncode == 0 else None

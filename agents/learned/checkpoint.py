@@ -67,16 +67,18 @@ def make_checkpoint(
     rng: Mapping[str, Any] | None = None,
     opponent_pool: list[Mapping[str, torch.Tensor]] | None = None,
     extra: Mapping[str, Any] | None = None,
+    env_version: int | None = None,
 ) -> dict[str, Any]:
     """Assemble the checkpoint dict (see the module docstring for the keys); tensors are cloned to
-    CPU. ``architecture`` defaults to the model's own (``model.architecture``), else the MLP actor."""
+    CPU. ``architecture`` defaults to the model's own (``model.architecture``), else the MLP actor;
+    ``env_version``, the env version the weights were trained on, defaults to today's."""
     if architecture is None:
         architecture = getattr(model, "architecture", None) or {"actor": "mlp"}
     return {
         "format": FORMAT,
         "format_version": FORMAT_VERSION,
         "game": str(game),
-        "env_version": int(ENV_VERSIONS.get(str(game), 0)),
+        "env_version": int(ENV_VERSIONS.get(str(game), 0) if env_version is None else env_version),
         "options": _plain(dict(options)),
         "obs_size": int(obs_size),
         "num_actions": int(num_actions),

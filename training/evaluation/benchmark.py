@@ -179,7 +179,7 @@ def build_report(game: str, agent: tuple[str, str, tuple[str, str | None]], opti
         smoke: whether this is a ``--smoke`` run (outside the protocol).
         rungs: one entry per rung reached so far (played, or not with a note); the report is
             complete when every rung of the protocol is there and every one played is complete.
-        seconds: wall time of the runs that played it (a resumed report adds each run's).
+        seconds: wall time of the runs that played its deals (a resumed report adds each run's).
     """
     import whist_env
 
@@ -298,7 +298,7 @@ def run_benchmark(args: Any) -> int:
         raise CommandError(f"unknown game {game!r}; games: {sorted(GAMES)}")
     deals = PROTOCOL.smoke_deals if args.smoke else PROTOCOL.deals
     options = {**PROTOCOL.options(game), **dict(args.option)}
-    if "episode" in dict(args.option) and str(options["episode"]) != "hand":
+    if str(dict(args.option).get("episode", "hand")) == "game":
         raise CommandError(f"--option episode={options['episode']}: the protocol plays one hand a deal and reports per "
                            "hand (episode=hand); compare whole games with `whist eval --option episode=game`")
     try:
@@ -333,11 +333,13 @@ def run_benchmark(args: Any) -> int:
     agent_id_key = (setup.specs[0], identities[0])
     rungs: list[dict[str, Any]] = []
     start = time.perf_counter()
-    earlier = _seconds_before(before[0], game)
+    earlier = _seconds_before(before[0], game, agent_canonical, identities[0][1])
+    playing = False  # a run that finds every deal stored adds no time
 
     def write(entries: list[dict[str, Any]]) -> None:
+        seconds = earlier + (time.perf_counter() - start if playing else 0.0)
         report = build_report(game, (args.spec, agent_canonical, identities[0]), setup.options, changed, args.smoke, entries,
-                              earlier + time.perf_counter() - start)
+                              seconds)
         write_text_atomically(paths[0], json.dumps(report, indent=2) + "\n")
         write_text_atomically(paths[1], format_report(report))
 
@@ -364,6 +366,7 @@ def run_benchmark(args: Any) -> int:
                 done = {i for i in store.stored_deals(match) if i < deals}
                 current = (rung, spec, identity, match)
                 if len(done) < deals:
+                    playing = True
                     write(rungs + [partial(*current)])
                     try:
                         evaluate_pair_stored(store, match, game, agent, setup.agents[k], deals, setup.options, done,
@@ -386,12 +389,14 @@ def run_benchmark(args: Any) -> int:
     return 0
 
 
-def _seconds_before(text: str | None, game: str) -> float:
+def _seconds_before(text: str | None, game: str, canonical: str, sha256: str | None) -> float:
     """The wall time recorded by an earlier run of the same report (``text``, its JSON), which a
-    resumed run adds to; 0 when there is none or it is of another protocol or env version."""
+    resumed run adds to; 0 when there is none, or it is of another protocol, env version or agent
+    (``canonical`` spec and file ``sha256``: a changed agent plays every deal again)."""
     try:
         report = json.loads(text) if text else {}
-        same = report["protocol"]["version"] == PROTOCOL.version and report["env_id"] == env_id(game)
+        same = (report["protocol"]["version"] == PROTOCOL.version and report["env_id"] == env_id(game)
+                and report["agent"]["canonical"] == canonical and report["agent"]["sha256"] == sha256)
         return float(report["seconds"]) if same else 0.0
     except (ValueError, KeyError, TypeError):
         return 0.0
@@ -514,7 +519,7 @@ def results_markdown(game: str, reports_dir: str | Path = REPORTS_DIR) -> str:
     aside = "".join(f"\nNot in the table: `{r['agent']['canonical']}`, {why}." for r, why in left_out)
     if not reports:
         return (f"No complete benchmark report of {game} under protocol v{PROTOCOL.version} and `{env_id(game)}` is "
-                f"committed yet (`whist benchmark SPEC --game {game}` writes one).\n{aside}")
+                f"committed yet (`whist benchmark SPEC --game {game}` writes one).\n{aside}" + ("\n" if aside else ""))
     rungs = list(PROTOCOL.rungs)
     head = "| agent | " + " | ".join(f"vs {r}" for r in rungs) + " |"
     lines = [head, "|---|" + "---|" * len(rungs)]
@@ -576,7 +581,9 @@ def run_benchmark_page(args: Any) -> int:
     """
     if not Path(args.reports).is_dir():
         raise CommandError(f"no folder of reports at {args.reports}")
-    if not any(Path(args.reports).glob("*/*.json")):
+    from whist_env import GAMES
+
+    if not any(any((Path(args.reports) / game).glob("*.json")) for game in GAMES):
         raise CommandError(f"no benchmark reports (GAME/*.json) in {args.reports}: give the folder that holds a folder "
                            f"per game, as {REPORTS_DIR} does")
     try:

@@ -270,12 +270,20 @@ def _agent_name(policy: Any) -> str:
 
 
 def _where(err: BaseException) -> str:
-    """``"RuntimeError: text (file.py:12 in act)"``: an exception and the innermost line it came from."""
+    """``"RuntimeError: text (file.py:12 in act)"``: an exception, the first line of its text and
+    the innermost line of Python source it came from outside the standard library and installed
+    packages (numpy's or torch's own frames name no line the agent's author can act on)."""
+    import sysconfig
     import traceback
 
+    libraries = {str(Path(sysconfig.get_path(k)).resolve()) for k in ("stdlib", "platstdlib", "purelib", "platlib")}
     frames = traceback.extract_tb(err.__traceback__)
-    at = f" ({Path(frames[-1].filename).name}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
-    return f"{type(err).__name__}: {err}{at}"
+    own = [f for f in frames if f.filename.endswith(".py")
+           and not any(str(Path(f.filename).resolve()).startswith(lib + os.sep) for lib in libraries)]
+    frame = (own or frames or [None])[-1]
+    at = f" ({Path(frame.filename).name}:{frame.lineno} in {frame.name})" if frame is not None else ""
+    lines = str(err).strip().splitlines() or [""]
+    return f"{type(err).__name__}: {lines[0]}{' ...' if len(lines) > 1 else ''}{at}"
 
 
 def play_deal(
@@ -380,7 +388,10 @@ class DealPlayer:
             for role, agent in ((1, agent_b), (0, agent_a)):  # A last: reseeds A when A is B
                 reseed = getattr(agent, "reseed", None)
                 if reseed is not None:
-                    reseed(_play_seed(self.seed, i, side_a, role))
+                    try:
+                        reseed(_play_seed(self.seed, i, side_a, role))
+                    except Exception as err:  # the agent's own code failed
+                        raise AgentError(f"agent {_agent_name(agent)!r} raised in reseed: {_where(err)}") from err
             policies = [agent_a if g.side_of(seat) == side_a else agent_b for seat in range(g.num_players)]
             recorder = None
             if self.records:

@@ -17,8 +17,9 @@ One file (default ``runs/results.sqlite``) holds:
   of the deals), ``agent_a``, ``agent_b`` (agent ids),
   ``duplicate`` (0/1: every deal replayed once per side), ``seats`` (JSON: for each play index,
   the agent id per seat; with ``duplicate = 0`` the seats of play ``deal_index % sides``),
-  ``created_utc`` (ISO 8601) and ``code_version`` (``whist_env.__version__`` plus ``+g<commit>``
-  when the code is a git checkout).
+  ``created_utc`` (ISO 8601) and ``code_version`` (``whist_env.__version__`` plus ``+g<commit>``,
+  ``.dirty`` after it when the code has uncommitted changes, when the code is whist-env's own git
+  checkout: :mod:`whist_env.provenance`).
 * ``outcomes``: one row per play: ``match_id``, ``deal_index``, ``deal_seed``, ``play_index``
   (position within the duplicate set of the deal), ``side_a`` (A's side), ``points`` (JSON list,
   points per side summed over the play's hands) and ``hands`` (hands played).

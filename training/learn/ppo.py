@@ -60,7 +60,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from agents.learned.checkpoint import check_compatible, make_checkpoint, save_checkpoint
+from agents.learned.checkpoint import check_compatible, make_checkpoint, save_checkpoint, trained_env_version
 from agents.learned.network import ActorCritic, PolicyNet, architecture, masked_entropy, masked_log_probs, sample_actions
 from training.evaluation.seed_ranges import TRAINING
 from training.learn.config import ExperimentConfig
@@ -68,6 +68,7 @@ from training.learn.rollout import LEARNER, Batch, RolloutStats, opponent_mix
 from whist_env.envs.policy_action import policy_action
 from whist_env.envs.symmetry import SuitSymmetry
 from whist_env.provenance import source_commit
+from whist_env.versions import env_version
 
 
 # --------------------------------------------------------------------------- trajectories and GAE
@@ -524,6 +525,7 @@ class PPOTrainer:
         self.warm_forecast: dict[str, Any] | None = None  # the forecast bid head's held-out calibration (dataset.forecast_calibration)
         self.wall_seconds = 0.0  # training time so far, warm start included, over every resumed session
         self.commit = source_commit()  # of the code that began the run
+        self.env_version = env_version(config.game)  # of the env that began the run
         self.backend = config.env.backend
         opponents = fixed_opponents(config, self.obs_size, self.num_actions, self.device, batched=self.backend == "vector")
         if self.backend == "vector":
@@ -567,7 +569,7 @@ class PPOTrainer:
             bid_features=self.bid_features, config=self.config.model_dump(mode="json"),
             optimizer=self.optimizer, global_step=self.global_step, update=self.update,
             rng={"numpy": self.rng.bit_generator.state, "torch_sampler": self.generator.get_state(), "torch_global": torch.get_rng_state()},
-            opponent_pool=[net.state_dict() for _, net in self.pool],
+            opponent_pool=[net.state_dict() for _, net in self.pool], env_version=self.env_version,
             extra={"pool_serials": [s for s, _ in self.pool], "run_name": self.config.run_name or "", "history": self.history,
                    "warm_decisions": self.warm_decisions, "warm_blocks": self.warm_blocks, "warm_seconds": self.warm_seconds,
                    "warm_layout": self.warm_layout,
@@ -622,6 +624,7 @@ class PPOTrainer:
         self.warm_forecast = extra.get("warm_forecast")
         self.wall_seconds = float(extra.get("wall_seconds", 0.0))
         self.commit = extra.get("commit", self.commit)
+        self.env_version = trained_env_version(ckpt)
         self.anchor = None if extra.get("anchor") is None else self._frozen(extra["anchor"])
         rng = ckpt.get("rng") or {}
         if "numpy" in rng:
@@ -718,8 +721,8 @@ class PPOTrainer:
         if self.progress:
             from training.progress import progress_bar
 
-            # whole updates: the run stops at the first multiple of steps_per_update that reaches total
-            planned = max(-(-total // steps_per_update) * steps_per_update, self.global_step)
+            # whole updates: the run stops at the first update that reaches total
+            planned = self.global_step + max(-(-(total - self.global_step) // steps_per_update), 0) * steps_per_update
             bar = progress_bar(total=planned, initial=self.global_step, desc="train", unit="step", unit_scale=True,
                                dynamic_ncols=True, smoothing=0.1, mininterval=1.0)
         eval_every = self.config.eval.interval_steps

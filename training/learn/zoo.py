@@ -148,7 +148,7 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     """
     import torch
 
-    from agents.learned.checkpoint import load_checkpoint, make_checkpoint
+    from agents.learned.checkpoint import load_checkpoint, make_checkpoint, trained_env_version
     from agents.learned.neural import NeuralAgent, actor_from_checkpoint, exact_open_play_of
     from agents.registry import make_agent, play_time_agent
     from training.evaluation.bidding import bidding_stats, json_ready
@@ -183,7 +183,8 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
                                bid_features=list(ckpt.get("bid_features") or []), architecture=ckpt.get("architecture"),
                                config=config,
                                global_step=int(ckpt.get("global_step", 0)), update=int(ckpt.get("update", 0)),
-                               extra={"run_name": extra.get("run_name", ""), "actor_only": True})
+                               extra={"run_name": extra.get("run_name", ""), "actor_only": True},
+                               env_version=trained_env_version(ckpt))
     manifest = {
         "game": game,
         "options": options,
