@@ -164,10 +164,15 @@ raises = Raises()
 '''
 
 
-def test_a_python_policy_gets_the_same_report(tmp_path, cheap_protocol, monkeypatch):
-    (tmp_path / "my_bench_agents.py").write_text(POLICY_MODULE)
+def use_policy_module(tmp_path: Path, monkeypatch, name: str = "my_bench_agents") -> None:
+    """Write :data:`POLICY_MODULE` as ``tmp_path/<name>.py``, importable, and work in ``tmp_path``."""
+    (tmp_path / f"{name}.py").write_text(POLICY_MODULE)
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
+
+
+def test_a_python_policy_gets_the_same_report(tmp_path, cheap_protocol, monkeypatch):
+    use_policy_module(tmp_path, monkeypatch)
     for attr in ("policy", "factory", "Seeded"):
         status, out, _ = run("benchmark", f"python:my_bench_agents:{attr}", "--game", GAME, "--out", "r", "--db", "b.sqlite",
                              "--quiet")
@@ -191,9 +196,7 @@ def test_a_python_policy_gets_the_same_report(tmp_path, cheap_protocol, monkeypa
     ("nonsense", "unknown agent spec"),
 ])
 def test_bad_specs_are_refused_and_nothing_is_written(tmp_path, monkeypatch, spec, message):
-    (tmp_path / "my_bench_agents.py").write_text(POLICY_MODULE)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    use_policy_module(tmp_path, monkeypatch)
     status, _, err = run("benchmark", spec, "--game", GAME, "--smoke", "--out", "r", "--db", "b.sqlite", "--quiet")
     assert status == 2 and message in err, err
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").iterdir())
@@ -205,9 +208,7 @@ def test_bad_specs_are_refused_and_nothing_is_written(tmp_path, monkeypatch, spe
     ("league", "--game", GAME, "--agents", "python:my_bench_agents:illegal", "random", "--deals", "2", "--db", "b.sqlite"),
 ])
 def test_an_illegal_action_ends_the_command_in_one_line(tmp_path, monkeypatch, command):
-    (tmp_path / "my_bench_agents.py").write_text(POLICY_MODULE)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    use_policy_module(tmp_path, monkeypatch)
     status, _, err = run(*command, "--quiet")
     assert status == 2 and "chose an illegal action" in err and "Traceback" not in err, err
     assert len(err.strip().splitlines()) == 1, err
@@ -221,9 +222,7 @@ def test_an_illegal_action_ends_the_command_in_one_line(tmp_path, monkeypatch, c
     ("league", "--game", GAME, "--agents", "python:my_bench_agents:raises", "random", "--deals", "2", "--db", "b.sqlite"),
 ])
 def test_an_agent_that_raises_ends_the_command_in_one_line(tmp_path, monkeypatch, command):
-    (tmp_path / "my_bench_agents.py").write_text(POLICY_MODULE)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    use_policy_module(tmp_path, monkeypatch)
     monkeypatch.setenv("PYTHONPATH", str(tmp_path))  # for the workers
     status, _, err = run(*command, "--quiet")
     assert status == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1, err
@@ -254,9 +253,7 @@ def test_a_failing_resume_leaves_the_report_as_it_was(tmp_path, cheap_protocol, 
 
 def test_a_resumed_report_adds_the_time_of_each_run(tmp_path, cheap_protocol, monkeypatch):
     # a module of its own: the other tests' my_bench_agents stays imported from their folders
-    (tmp_path / "my_timed_agents.py").write_text(POLICY_MODULE)
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.syspath_prepend(str(tmp_path))
+    use_policy_module(tmp_path, monkeypatch, "my_timed_agents")
     argv = ("benchmark", "python:my_timed_agents:policy", "--game", GAME, "--out", "r", "--db", "b.sqlite", "--quiet")
     assert run(*argv)[0] == 0
     path = tmp_path / "r" / "python_my_timed_agents_policy.json"

@@ -444,24 +444,13 @@ def load_report(path: str | Path) -> dict[str, Any]:
 
 def protocol_reports(reports_dir: str | Path, game: str | None = None) -> list[dict[str, Any]]:
     """The complete reports of the current protocol version and env version in
-    ``reports_dir/<game>/*.json``, sorted by game and agent (:func:`left_out_reports` says why the
-    others are left out).
+    ``reports_dir/<game>/*.json``, sorted by game and agent (the others are left out:
+    :func:`results_markdown` names each with the reason).
 
     Raises:
         ReportError: a file there that is not a report.
     """
     return _reports(reports_dir, game)[0]
-
-
-def left_out_reports(reports_dir: str | Path, game: str | None = None) -> list[tuple[dict[str, Any], str]]:
-    """``(report, why)`` for each report in ``reports_dir/<game>/*.json`` that
-    :func:`protocol_reports` leaves out: a ``--smoke`` run, an older protocol, an env version
-    other than today's, or an incomplete run.
-
-    Raises:
-        ReportError: a file there that is not a report.
-    """
-    return _reports(reports_dir, game)[1]
 
 
 def _reports(reports_dir: str | Path, game: str | None) -> tuple[list[dict[str, Any]], list[tuple[dict[str, Any], str]]]:

@@ -52,7 +52,7 @@ import sqlite3
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -191,7 +191,6 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"))
 
 
-@lru_cache(maxsize=1)
 def code_version() -> str:
     """``whist_env.__version__``, plus ``+g<short commit>`` (``.dirty`` when the code has uncommitted
     changes) when the package lives in its own git checkout (:mod:`whist_env.provenance`)."""
