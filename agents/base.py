@@ -25,3 +25,18 @@ class Policy(Protocol):
     name: str
 
     def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int: ...
+
+
+@runtime_checkable
+class RandomState(Protocol):
+    """An agent whose choices draw random numbers and whose generators can be read and restored,
+    so that a stopped training run in which it plays continues bit for bit.
+
+    ``random_state()`` returns plain types only (dicts, lists, ints, str); ``set_random_state``
+    takes what it returned.
+    """
+
+    def random_state(self) -> dict[str, Any]: ...
+
+    def set_random_state(self, state: Mapping[str, Any]) -> None: ...
+

@@ -30,6 +30,14 @@ class RandomAgent:
         does not depend on the plays before it)."""
         self.rng = np.random.default_rng(seed)
 
+    def random_state(self) -> dict[str, Any]:
+        """Its generator's state (:class:`agents.base.RandomState`)."""
+        return {"rng": self.rng.bit_generator.state}
+
+    def set_random_state(self, state: Mapping[str, Any]) -> None:
+        """Restore a state of :meth:`random_state`."""
+        self.rng.bit_generator.state = dict(state["rng"])
+
     def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
         """A uniformly drawn legal action id.
 

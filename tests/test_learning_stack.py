@@ -179,6 +179,35 @@ def test_a_stop_during_the_warm_start_resumes_it(tmp_path):
     assert resumed.warm_decisions >= 300 and resumed.global_step == 256
 
 
+def test_a_warm_start_stopped_after_its_first_chunk_and_resumed_ends_as_the_uninterrupted_run(tmp_path, monkeypatch):
+    """Adam's moments of the warm start, the teacher's episode stream and everything PPO keeps
+    (against the heuristic, random and the pool) carry over bit for bit."""
+    import training.learn.warm_start as warm_start_module
+
+    whole = PPOTrainer(config_from_dict({**stack_config(tmp_path), "run_name": "whole"}))
+    whole.train()
+    cfg = config_from_dict(stack_config(tmp_path))
+    stopped = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    real = warm_start_module.fit_samples
+
+    def once(*args, **kwargs):
+        out = real(*args, **kwargs)
+        stopped.request_stop()
+        return out
+
+    monkeypatch.setattr(warm_start_module, "fit_samples", once)
+    stopped.train()
+    assert stopped.stopped and 150 <= stopped.warm_decisions < 300
+    monkeypatch.setattr(warm_start_module, "fit_samples", real)
+    resumed = PPOTrainer(cfg, run_dir=cfg.run_dir())
+    resumed.load_state(load_checkpoint(cfg.run_dir() / "checkpoints" / "latest.pt"))
+    resumed.train()
+    assert resumed.warm_decisions == whole.warm_decisions and resumed.global_step == whole.global_step == 256
+    a, b = whole.net.state_dict(), resumed.net.state_dict()
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert [h.get("policy_loss") for h in resumed.history] == [h.get("policy_loss") for h in whole.history]
+
+
 # --------------------------------------------------------------------------- opponent mixes
 def test_fixed_opponents_play_the_other_side_and_never_enter_the_batch():
     make = lambda: whist_env.GAMES["classic_whist"].raw_env(episode="hand")  # noqa: E731

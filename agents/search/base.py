@@ -8,6 +8,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import RandomState
 from agents.search.rollout import Rollout
 from agents.search.spec import check_int, parse_options
 
@@ -68,6 +69,19 @@ class SearchAgent:
         reseed = getattr(inference, "reseed", None)
         if reseed is not None:
             reseed(int(np.random.SeedSequence(seed).generate_state(2)[1]))
+
+    def random_state(self) -> dict[str, Any]:
+        """The state of its worlds' generator and of its rollout policy's where that has one
+        (:class:`agents.base.RandomState`)."""
+        policy = self.rollout.policy
+        return {"rng": self.rng.bit_generator.state,
+                "rollout": policy.random_state() if isinstance(policy, RandomState) else None}
+
+    def set_random_state(self, state: Mapping[str, Any]) -> None:
+        """Restore a state of :meth:`random_state`."""
+        self.rng.bit_generator.state = dict(state["rng"])
+        if state.get("rollout") is not None:
+            self.rollout.policy.set_random_state(state["rollout"])
 
     @classmethod
     def from_spec(cls, game: str, text: str, *, make_policy: PolicyFactory, seed: int | None = None) -> Any:

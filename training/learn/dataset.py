@@ -244,6 +244,8 @@ def run_dataset_warm_start(trainer: Any) -> None:
     blocks_per_epoch = len(epoch_blocks(train, ws.chunk, trainer.config.seed, 0))
     total = ws.epochs * blocks_per_epoch
     optimizer = torch.optim.Adam(trainer.net.parameters(), lr=ws.lr, eps=1e-5)
+    if trainer.warm_optimizer is not None:
+        optimizer.load_state_dict(trainer.warm_optimizer)
     augment = augment_tables(trainer)
     held_samples = samples_of(folder, held, cfg.central_critic, cfg.gamma, cfg.reward_scale, outcomes=cfg.bid_forecast) if held else None
     bar = None
@@ -264,6 +266,7 @@ def run_dataset_warm_start(trainer: Any) -> None:
             metrics = fit_samples(trainer.net, optimizer, samples, 1, ws.minibatch_size, trainer.generator, cfg.vf_coef,
                                   trainer.device, cfg.bid_coef, augment, lr_start=lr_start, lr_end=lr_end)
             trainer.warm_blocks += 1
+            trainer.warm_optimizer = optimizer.state_dict()
             trainer.warm_decisions += len(samples)
             log_chunk(trainer, metrics, len(samples), time.perf_counter() - t0)
             if held_samples is not None and (trainer.warm_blocks % blocks_per_epoch == 0 or trainer.warm_blocks == total):

@@ -167,6 +167,17 @@ def bidding_features(env: Any) -> list[int]:
     return [start + phases.index(p) for p in env.game.BIDDING_PHASES]
 
 
+def _numpy_global_state() -> dict[str, Any]:
+    """numpy's legacy global generator state as plain types (checkpoints hold no arrays)."""
+    name, keys, pos, has_gauss, cached = np.random.get_state()
+    return {"name": name, "keys": keys.tolist(), "pos": int(pos), "has_gauss": int(has_gauss), "cached": float(cached)}
+
+
+def _numpy_global_from(state: Mapping[str, Any]) -> tuple:
+    """The argument of ``np.random.set_state`` for a state of :func:`_numpy_global_state`."""
+    return (state["name"], np.asarray(state["keys"], dtype=np.uint32), state["pos"], state["has_gauss"], state["cached"])
+
+
 # --------------------------------------------------------------------------- rollouts
 def _is_net(player: Any) -> bool:
     return isinstance(player, torch.nn.Module)
@@ -215,11 +226,87 @@ class SelfPlayCollector:
         self.trajs: list[dict[int, Trajectory]] = [{} for _ in range(n)]
         self.returns: list[list[float]] = [[] for _ in range(n)]
         self.lengths = [0] * n
+        #: per env: the seed of its episode's reset and the actions taken since (all seats)
+        self.episode_seeds = [0] * n
+        self.episode_actions: list[list[int]] = [[] for _ in range(n)]
 
     def reset_all(self, pool: Sequence[tuple[int, torch.nn.Module]]) -> None:
         """Start a fresh episode in every environment (dropping open trajectories)."""
         for i in range(len(self.envs)):
             self._new_episode(i, pool)
+
+    # ----------------------------------------------------------------- stopping and continuing
+    def state_dict(self) -> dict[str, Any]:
+        """What a stopped run needs to go on exactly as if it had not stopped: each environment's
+        episode as its reset seed and the actions taken since (replayed on restore), its line-up,
+        returns and open learner trajectories, and the random state of every fixed opponent that
+        draws random numbers (:class:`agents.base.RandomState`). The pool snapshots that play open
+        episodes are stored whole (``snapshots``, by serial: one may have left the pool since).
+        Plain types and tensors only (``weights_only``)."""
+        from agents.base import RandomState
+
+        snapshots = {str(key): self.opponent[i].state_dict() for i, controllers in enumerate(self.controllers)
+                     for key in set(controllers) if 0 <= key < 2**40}  # serials of pool snapshots (fixed opponents: 2**40 + k)
+
+        def trajectory(tr: Trajectory) -> dict[str, Any]:
+            def stacked(rows: list[np.ndarray]) -> torch.Tensor | None:
+                return torch.as_tensor(np.stack(rows)) if rows else None
+
+            return {"seat": tr.seat, "obs": stacked(tr.obs), "masks": stacked(tr.masks), "states": stacked(tr.states),
+                    "actions": list(tr.actions), "logprobs": list(tr.logprobs), "values": list(tr.values), "rewards": list(tr.rewards)}
+
+        return {
+            "backend": "aec",
+            "episodes": [{"seed": self.episode_seeds[i], "actions": list(self.episode_actions[i]),
+                          "controllers": list(self.controllers[i]), "label": self.opponent_label[i],
+                          "returns": list(self.returns[i]), "length": self.lengths[i],
+                          "trajectories": [trajectory(tr) for _, tr in sorted(self.trajs[i].items())]} for i in range(len(self.envs))],
+            "snapshots": snapshots,
+            "opponents": {label: agent.random_state() for label, agent in self.fixed.items() if isinstance(agent, RandomState)},
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any], pool: Sequence[tuple[int, torch.nn.Module]], frozen: Any) -> None:
+        """Continue from :meth:`state_dict`: every environment replays its episode from the stored
+        seed and actions. ``pool`` is the trainer's restored pool; ``frozen`` turns a stored actor
+        state dict into a frozen network (for snapshots that have left the pool).
+
+        Raises:
+            ValueError: a state of another backend or number of environments, or one whose
+                line-ups name an opponent this run lacks (nothing is changed then).
+        """
+        if state.get("backend") != "aec" or len(state["episodes"]) != len(self.envs):
+            raise ValueError(f"a collector state of the {state.get('backend')!r} backend with {len(state.get('episodes', []))} "
+                             f"environments cannot continue {len(self.envs)} AEC environments")
+        by_key = {int(serial): net for serial, net in pool}
+        by_key.update({int(serial): frozen(sd) for serial, sd in state["snapshots"].items() if int(serial) not in by_key})
+        by_key.update({self._fixed_key[label]: agent for label, agent in self.fixed.items()})
+        opponents = []
+        for episode in state["episodes"]:
+            keys = {k for k in episode["controllers"] if k != LEARNER}
+            if any(k not in by_key for k in keys):
+                raise ValueError(f"the stored line-ups play against {episode['label']!r}, which this run lacks")
+            opponents.append(by_key[next(iter(keys))] if keys else None)
+        for label, random_state in state["opponents"].items():
+            if label not in self.fixed:
+                raise ValueError(f"the stored opponents include {label!r}, which this run lacks")
+        for label, random_state in state["opponents"].items():
+            self.fixed[label].set_random_state(random_state)
+        for i, (env, episode) in enumerate(zip(self.envs, state["episodes"])):
+            env.reset(seed=int(episode["seed"]))
+            for action in episode["actions"]:
+                env.step(int(action))
+            self.episode_seeds[i], self.episode_actions[i] = int(episode["seed"]), [int(a) for a in episode["actions"]]
+            self.controllers[i] = [int(k) for k in episode["controllers"]]
+            self.opponent[i], self.opponent_label[i] = opponents[i], episode["label"]
+            self.returns[i], self.lengths[i] = [float(r) for r in episode["returns"]], int(episode["length"])
+            self.trajs[i] = {}
+            for stored in episode["trajectories"]:
+                tr = Trajectory(seat=int(stored["seat"]), actions=list(stored["actions"]), logprobs=list(stored["logprobs"]),
+                                values=list(stored["values"]), rewards=list(stored["rewards"]))
+                for name in ("obs", "masks", "states"):
+                    if stored[name] is not None:
+                        setattr(tr, name, list(stored[name].numpy()))
+                self.trajs[i][tr.seat] = tr
 
     def _pick_opponent(self, pool: Sequence[tuple[int, torch.nn.Module]]) -> tuple[str | None, int, Any]:
         """``(label, key, opponent)`` of a new episode; ``(None, LEARNER, None)`` for self-play.
@@ -240,7 +327,9 @@ class SelfPlayCollector:
 
     def _new_episode(self, i: int, pool: Sequence[tuple[int, torch.nn.Module]]) -> None:
         env = self.envs[i]
-        env.reset(seed=TRAINING.draw(self.rng))  # training deals never meet an evaluation's (seed_ranges)
+        self.episode_seeds[i] = TRAINING.draw(self.rng)  # training deals never meet an evaluation's (seed_ranges)
+        self.episode_actions[i] = []
+        env.reset(seed=self.episode_seeds[i])
         n = len(self.agents)
         label, key, opponent = self._pick_opponent(pool)
         if opponent is not None:
@@ -323,6 +412,7 @@ class SelfPlayCollector:
                     stats.learner_steps += 1
                 t2 = clock()
                 env.step(actions[i])
+                self.episode_actions[i].append(actions[i])
                 t_env += clock() - t2
                 self.lengths[i] += 1
                 for s, agent in enumerate(self.agents):
@@ -523,7 +613,9 @@ class PPOTrainer:
         self.warm_layout: str | None = None  # the shards a dataset warm start trains on and holds out
         self.warm_agreement: float | None = None  # the last held-out agreement with the dataset's teacher
         self.warm_forecast: dict[str, Any] | None = None  # the forecast bid head's held-out calibration (dataset.forecast_calibration)
+        self.warm_optimizer: dict[str, Any] | None = None  # the warm start's Adam state, so that a resumed warm start goes on with it
         self.wall_seconds = 0.0  # training time so far, warm start included, over every resumed session
+        self.cpu_seconds = 0.0  # CPU time of the training process so far (all its threads), over every resumed session
         self.commit = source_commit()  # of the code that began the run
         self.env_version = env_version(config.game)  # of the env that began the run
         self.backend = config.env.backend
@@ -551,6 +643,7 @@ class PPOTrainer:
         self.history: list[dict[str, float]] = []
         self._started = False
         self._session_start: float | None = None
+        self._session_cpu_start = 0.0
         self._deadline: float | None = None
         self._stop_requested = False
         self.stopped = False
@@ -568,13 +661,17 @@ class PPOTrainer:
             num_actions=self.num_actions, hidden_sizes=self.cfg.hidden_sizes, critic_input_size=self.critic_input_size,
             bid_features=self.bid_features, config=self.config.model_dump(mode="json"),
             optimizer=self.optimizer, global_step=self.global_step, update=self.update,
-            rng={"numpy": self.rng.bit_generator.state, "torch_sampler": self.generator.get_state(), "torch_global": torch.get_rng_state()},
+            rng={"numpy": self.rng.bit_generator.state, "torch_sampler": self.generator.get_state(), "torch_global": torch.get_rng_state(),
+                 "numpy_global": _numpy_global_state()},
             opponent_pool=[net.state_dict() for _, net in self.pool], env_version=self.env_version,
             extra={"pool_serials": [s for s, _ in self.pool], "run_name": self.config.run_name or "", "history": self.history,
                    "warm_decisions": self.warm_decisions, "warm_blocks": self.warm_blocks, "warm_seconds": self.warm_seconds,
                    "warm_layout": self.warm_layout,
                    "warm_agreement": self.warm_agreement, "warm_forecast": self.warm_forecast, "anchor": None if self.anchor is None else self.anchor.state_dict(),
-                   "wall_seconds": self.wall_seconds + self._session_seconds(), "commit": self.commit},
+                   "wall_seconds": self.wall_seconds + self._session_seconds(), "commit": self.commit,
+                   "cpu_seconds": self.cpu_seconds + self._session_cpu_seconds(),
+                   "warm_optimizer": self.warm_optimizer,
+                   "collector": self.collector.state_dict() if self._started else None},
         )
 
     def save(self, name: str = "latest.pt") -> Path | None:
@@ -623,6 +720,7 @@ class PPOTrainer:
         self.warm_agreement = extra.get("warm_agreement")
         self.warm_forecast = extra.get("warm_forecast")
         self.wall_seconds = float(extra.get("wall_seconds", 0.0))
+        self.cpu_seconds = float(extra.get("cpu_seconds", 0.0))
         self.commit = extra.get("commit", self.commit)
         self.env_version = trained_env_version(ckpt)
         self.anchor = None if extra.get("anchor") is None else self._frozen(extra["anchor"])
@@ -633,6 +731,12 @@ class PPOTrainer:
             self.generator.set_state(rng["torch_sampler"])
         if "torch_global" in rng:
             torch.set_rng_state(rng["torch_global"])
+        if "numpy_global" in rng:
+            np.random.set_state(_numpy_global_from(rng["numpy_global"]))
+        self.warm_optimizer = extra.get("warm_optimizer")
+        if extra.get("collector") is not None:  # the open episodes: the run goes on as if it had not stopped
+            self.collector.load_state_dict(extra["collector"], self.pool, self._frozen)
+            self._started = True
 
     def _frozen(self, state: Mapping[str, torch.Tensor]) -> PolicyNet:
         """A frozen actor from a stored state dict (a snapshot or the warm-start policy)."""
@@ -641,6 +745,9 @@ class PPOTrainer:
 
     def _session_seconds(self) -> float:
         return 0.0 if self._session_start is None else time.perf_counter() - self._session_start
+
+    def _session_cpu_seconds(self) -> float:
+        return 0.0 if self._session_start is None else time.process_time() - self._session_cpu_start
 
     def kl_coef(self) -> float:
         """The weight of the KL penalty toward the warm-start policy now: ``kl_coef`` falling
@@ -699,6 +806,7 @@ class PPOTrainer:
             return self.history
         if self._session_start is None:
             self._session_start = time.perf_counter()
+            self._session_cpu_start = time.process_time()
         self._deadline = None if max_seconds is None else time.perf_counter() + max_seconds
         if self.warm_start_pending():
             if self.config.warm_start.dataset is not None:
@@ -815,6 +923,7 @@ class PPOTrainer:
             if not math.isnan(record[key]):
                 w.add_scalar(f"charts/{key}", record[key], step)
         w.add_scalar("charts/steps_per_second", sps, step)
+        w.add_scalar("charts/cpu_hours", (self.cpu_seconds + self._session_cpu_seconds()) / 3600.0, step)
         w.add_scalar("charts/rollout_seconds", record["rollout_seconds"], step)
         w.add_scalar("charts/update_seconds", record["update_seconds"], step)
         w.add_scalar("charts/env_seconds", record["env_seconds"], step)

@@ -182,6 +182,64 @@ class VectorSelfPlayCollector:
         #: the step (since :meth:`reset_all`) and the game of each row of the last batch: ``(int64 [M], int64 [M])``
         self.last_index: tuple[torch.Tensor, torch.Tensor] | None = None
 
+    # ----------------------------------------------------------------- stopping and continuing
+    _TENSORS = ("learner_side", "opponent_slot", "opponent_label", "_own", "returns", "lengths", "episode_start", "obs", "mask", "seat")
+
+    def state_dict(self) -> dict[str, Any]:
+        """What a stopped run needs to go on exactly as if it had not stopped: the engine's games
+        (:meth:`whist_env.vector.VectorWhistEnv.state_dict`), the line-up stream, every game's
+        line-up and open episode, and the buffered steps of open episodes (their decisions are
+        trained on once the episode ends). Opponent slots are named by label (fixed opponents)
+        or serial (pool snapshots, stored whole: one may have left the pool since the last
+        rollout). Plain types and tensors only (``weights_only``).
+
+        Raises:
+            RuntimeError: before the first rollout (nothing to store; a new run starts afresh).
+        """
+        if not self._started:
+            raise RuntimeError("the collector has not started: there is no open episode to store")
+        return {
+            "backend": "vector", "env": self.env.state_dict(), "generator": self.generator.get_state(),
+            "tensors": {name: getattr(self, name) for name in self._TENSORS},
+            "steps_done": self.steps_done, "slots": [label for label, _ in self.slots], "num_pool": self._num_pool,
+            "snapshots": {str(label): net.state_dict() for label, net in self.slots if isinstance(label, int)},
+            "steps": [dict(step) for step in self._steps],
+        }
+
+    def load_state_dict(self, state: Mapping[str, Any], pool: Sequence[tuple[int, torch.nn.Module]],
+                        frozen: Any) -> None:
+        """Continue from :meth:`state_dict`. ``pool`` is the trainer's restored pool; ``frozen``
+        turns a stored actor state dict into a frozen network (for snapshots no longer in it).
+
+        Raises:
+            ValueError: the state is of another backend or batch (nothing is changed then).
+        """
+        if state.get("backend") != "vector":
+            raise ValueError(f"a collector state of the {state.get('backend')!r} backend cannot continue on the vector backend")
+        by_serial = {int(serial): net for serial, net in pool}
+        slots = []
+        for label in state["slots"]:
+            if isinstance(label, str):
+                if label not in self.fixed:
+                    raise ValueError(f"the stored line-ups play against {label!r}, which is not among this run's opponents")
+                slots.append((label, self.fixed[label]))
+            elif int(label) in by_serial:
+                slots.append((int(label), by_serial[int(label)]))
+            elif str(label) in state["snapshots"]:
+                slots.append((int(label), frozen(state["snapshots"][str(label)])))
+            else:
+                raise ValueError(f"the stored line-ups play against pool snapshot {label}, which the checkpoint lacks")
+        self.env.load_state_dict(state["env"])
+        self.generator.set_state(state["generator"])
+        for name in self._TENSORS:
+            setattr(self, name, state["tensors"][name].to(self.device))
+        self.slots, self._num_pool = slots, int(state["num_pool"])
+        self.steps_done = int(state["steps_done"])
+        self._release(self._steps)
+        self._steps = [{k: (v.to(self.device) if isinstance(v, torch.Tensor) else v) for k, v in step.items()} for step in state["steps"]]
+        self.last_index = None
+        self._started = True
+
     def _sync_slots(self, pool: Sequence[tuple[int, torch.nn.Module]]) -> None:
         """Make the pool's snapshots slots ``F .. F+P-1`` (F fixed opponents); snapshots that left
         the pool keep playing the episodes they began (slots after those), then are dropped."""

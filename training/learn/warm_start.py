@@ -273,6 +273,8 @@ def run_warm_start(trainer: Any) -> None:
     if hasattr(teacher, "check_fits"):
         teacher.check_fits(trainer.obs_size, trainer.num_actions)
     optimizer = torch.optim.Adam(trainer.net.parameters(), lr=ws.lr, eps=1e-5)
+    if trainer.warm_optimizer is not None:
+        optimizer.load_state_dict(trainer.warm_optimizer)
     augment = augment_tables(trainer)
     bar = None
     if trainer.progress:
@@ -288,6 +290,7 @@ def run_warm_start(trainer: Any) -> None:
             metrics = fit_samples(trainer.net, optimizer, samples, ws.epochs, ws.minibatch_size, trainer.generator, cfg.vf_coef,
                                   trainer.device, cfg.bid_coef, augment)
             trainer.warm_decisions += len(samples)
+            trainer.warm_optimizer = optimizer.state_dict()
             log_chunk(trainer, metrics, len(samples), time.perf_counter() - t0)
             if bar is not None:
                 bar.update(min(trainer.warm_decisions, ws.decisions) - bar.n)

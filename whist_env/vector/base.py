@@ -475,6 +475,47 @@ class VectorWhistEnv:
             self._mask = None
         return self._outputs()
 
+    def state_dict(self) -> dict[str, Any]:
+        """Everything that changes as the games are played, to continue them later bit for bit:
+        every tensor attribute (cloned), the names of those that are unset (``None``), the random
+        generator's state and whether :meth:`reset` has run. Plain types and tensors only, so it
+        pickles under ``torch.load(weights_only=True)``; :meth:`load_state_dict` restores it."""
+        attributes = vars(self)
+        return {"name": self.NAME, "num_envs": self.num_envs, "started": self._started,
+                "generator": self.generator.get_state(),
+                "tensors": {k: v.detach().clone() for k, v in attributes.items() if isinstance(v, torch.Tensor)},
+                "unset": sorted(k for k, v in attributes.items() if v is None)}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        """Continue the games of :meth:`state_dict` (of an engine of the same game, rule options
+        and ``num_envs``). Tensors are copied into this engine's own, so views between them
+        stay views.
+
+        Raises:
+            ValueError: a state of another game or batch size, or whose tensors differ in name,
+                shape or dtype from this engine's. Nothing is changed then.
+        """
+        if state.get("name") != self.NAME or state.get("num_envs") != self.num_envs:
+            raise ValueError(f"a state of {state.get('name')!r} with {state.get('num_envs')} games cannot continue "
+                             f"{self.NAME!r} with {self.num_envs}")
+        tensors, unset = dict(state["tensors"]), set(state["unset"])
+        mine = {k: v for k, v in vars(self).items() if isinstance(v, torch.Tensor) or v is None}
+        if set(tensors) | unset != set(mine):
+            raise ValueError(f"the stored state's fields {sorted(set(tensors) | unset)} differ from the engine's {sorted(mine)}")
+        for k, v in tensors.items():
+            own = mine[k]
+            if own is not None and (own.shape != v.shape or own.dtype != v.dtype):
+                raise ValueError(f"stored {k} is {v.dtype} {tuple(v.shape)}, the engine's {own.dtype} {tuple(own.shape)}")
+        self.generator.set_state(state["generator"])
+        for k, v in tensors.items():
+            if mine[k] is None:
+                setattr(self, k, v.to(self.device).clone())
+            else:
+                mine[k].copy_(v)
+        for k in unset:
+            setattr(self, k, None)
+        self._started = bool(state["started"])
+
     def current_deal(self, game: int) -> dict[str, Any]:
         """Game ``game``'s current hand as dealt, in ``raw_env`` reset-options form:
         ``{"hands": {agent: [card text, ...]}, "dealer": agent, <extra>: ...}``;
