@@ -82,6 +82,21 @@ def test_every_subcommand_error_starts_with_its_name(tmp_path, capsys, argv, mes
     assert message in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize(
+    ("argv", "prog"),
+    [
+        (["sb3-train", "--quiet", "--no-such-flag"], "whist sb3-train"),
+        (["eval", "--agents", "random", "random", "--no-such-flag"], "whist eval"),
+        (["--no-such-flag", "eval", "--agents", "random", "random"], "whist"),  # before the subcommand: the top level's
+    ],
+)
+def test_unrecognised_arguments_are_errors_of_the_subcommand_they_follow(capsys, argv, prog):
+    with pytest.raises(SystemExit) as stop:
+        cli.main(argv)
+    assert stop.value.code == 2
+    assert capsys.readouterr().err == f"{prog}: error: unrecognized arguments: --no-such-flag\n(see '{prog} --help')\n"
+
+
 def test_plot_help_points_at_the_main_jobs_run_folder(capsys):
     with pytest.raises(SystemExit):
         cli.main(["plot", "--help"])

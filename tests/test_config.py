@@ -49,6 +49,18 @@ def test_wrong_type_is_named(tmp_path):
         config_from_dict({"game": "classic_whist", "train": {"num_envs": 0}})
 
 
+def test_a_minibatch_larger_than_an_update_is_refused_naming_both(tmp_path):
+    with pytest.raises(ConfigError) as refused:
+        config_from_dict({"game": "classic_whist", "train": {"num_envs": 2, "rollout_steps": 8}})
+    assert str(refused.value) == ("invalid config config:\n"
+                                  "train: minibatch_size 512 exceeds the steps per update, num_envs * rollout_steps = 2 * 8 = 16")
+    with pytest.raises(ConfigError, match=r"train: minibatch_size 17 exceeds the steps per update, num_envs \* rollout_steps = 2 \* 8 = 16$"):
+        load_config(write(tmp_path, "game: classic_whist\ntrain:\n  num_envs: 2\n  rollout_steps: 8\n  minibatch_size: 17\n"))
+    assert config_from_dict({"game": "classic_whist", "train": {"num_envs": 2, "rollout_steps": 8, "minibatch_size": 16}})
+    # the warm start alone (total_steps 0) runs no PPO update, so its batch sizes are not read
+    assert config_from_dict({"game": "classic_whist", "train": {"total_steps": 0, "num_envs": 2, "rollout_steps": 8}})
+
+
 def test_unknown_game_is_named(tmp_path):
     with pytest.raises(ConfigError, match=r"game: unknown game 'spades'.*classic_whist"):
         load_config(write(tmp_path, "game: spades\n"))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import itertools
 import json
 import math
 
@@ -434,3 +435,155 @@ def test_cli_eval_ctrl_c_in_a_later_match_keeps_the_earlier_ones(tmp_path, capsy
     data = json.loads((out / "results.json").read_text())
     assert [(d["agent_b"], d["deals"], d["deals_requested"], d["complete"]) for d in data] == \
         [("random", 4, 4, True), ("random#2", 2, 4, False)]
+
+
+# ------------------------------------------------------------------------------ plays cut by max_hands
+def test_a_truncated_play_has_no_winner_but_its_points_count():
+    from training.evaluation.match import PlayOutcome, deal_values
+
+    won = PlayOutcome(side_a=0, points=(3, 1), hands=2)
+    cut = PlayOutcome(side_a=1, points=(0, 0), hands=200, truncated=True)
+    # points: (3 - 1) + (0 - 0) over 202 hands; win share: the one play that ended, won
+    assert deal_values([won, cut], 2) == (2 / 202, 1.0, 202)
+    diff, share, hands = deal_values([cut, PlayOutcome(side_a=0, points=(2, 5), hands=3, truncated=True)], 2)
+    assert (diff, hands) == (-3 / 203, 203) and math.isnan(share)
+    # three sides: A (side 2) beats one of the two others in the play that ended
+    assert deal_values([PlayOutcome(2, (1, 4, 3), 1), PlayOutcome(0, (9, 0, 0), 5, truncated=True)], 3) == \
+        (((2 * 3 - 5) + (2 * 9 - 0)) / (2 * 6), 2 / 4, 6)
+
+
+def test_summarize_pair_leaves_deals_without_a_finished_play_out_of_the_win_rate():
+    from training.evaluation.match import summarize_pair
+    from training.evaluation.stats import wilson_interval
+
+    r = summarize_pair([1.0, 0.0, -1.0], [1.0, math.nan, 0.5], agent_a="a", agent_b="b", game="classic_whist", hands=6,
+                       truncated=2)
+    assert (r.deals, r.truncated, r.points_per_hand) == (3, 2, 0.0)
+    assert r.win_rate == 0.75 and r.win_rate_ci == wilson_interval(0.75, 2)
+    none = summarize_pair([0.0, 0.0], [math.nan, math.nan], agent_a="a", agent_b="b", game="classic_whist", hands=400)
+    assert math.isnan(none.win_rate) and all(math.isnan(x) for x in none.win_rate_ci)
+    assert none.to_dict()["win_rate"] is None
+
+
+def test_game_plays_cut_by_max_hands_are_counted_apart_not_as_ties():
+    # Classic Whist to 5 points cut after one hand: 6 of the 8 plays end no game. What each play scored
+    # (A's side first): deal 0: 5:0 won, 2:0 cut; deal 1: 1:0 cut, 3:0 cut; deal 2: 0:4 cut, 6:0 won;
+    # deal 3: 2:0 cut, 0:1 cut. Only deals 0 and 2 have a play that ended, both won by A.
+    seen = []
+    r = evaluate_pair("classic_whist", ClassicHeuristicAgent(), RandomAgent(seed=0), 4, seed=5,
+                      options={"episode": "game", "max_hands": 1}, on_deal=seen.append)
+    assert [[(p.side_a, p.points, p.truncated) for p in o.plays] for o in seen] == [
+        [(0, (5, 0), False), (1, (0, 2), True)],
+        [(0, (1, 0), True), (1, (0, 3), True)],
+        [(0, (0, 4), True), (1, (0, 6), False)],
+        [(0, (2, 0), True), (1, (1, 0), True)],
+    ]
+    assert (r.deals, r.games, r.hands, r.truncated) == (4, 8, 8, 6)
+    from training.evaluation.stats import wilson_interval
+
+    assert r.win_rate == 1.0 and r.win_rate_ci == wilson_interval(1.0, 2)
+    assert r.points_per_hand == 1.75  # (7/2 + 4/2 + 2/2 + 1/2) / 4: cut plays' points still count
+    lines = format_table([r]).splitlines()
+    assert lines[0].split()[:6] == ["agent", "A", "agent", "B", "game", "deals"] and "  truncated  " in lines[0]
+    assert lines[2].split()[3:8] == ["4", "8", "6", "of", "8"] and "100.0% [34.2, 100.0]" in lines[2]
+    assert lines[3] == ("TRUNCATED: heuristic vs random: 6 of 8 plays cut at max_hands=1 before their episode ended; "
+                        "no winner, so left out of the win rate (their hands count in points/hand)")
+
+
+def test_revoke_mode_hands_annulled_by_random_play_are_reported_as_truncated():
+    # With allow_revoke the random player's mask is its whole hand: it revokes, the revoke is
+    # established, the hand is annulled (its side's score, 0 at the start of a hand episode, stays
+    # 0) and redealt, which never ends a hand episode (RULES.md §2.9), until max_hands cuts it.
+    seen = []
+    r = evaluate_pair("classic_whist", ClassicHeuristicAgent(), RandomAgent(seed=0), 3, seed=5,
+                      options={"allow_revoke": True, "max_hands": 4}, on_deal=seen.append)
+    assert [(p.points, p.hands, p.truncated) for o in seen for p in o.plays] == [((0, 0), 4, True)] * 6
+    assert (r.deals, r.games, r.hands, r.truncated, r.points_per_hand) == (3, 6, 24, 6, 0.0)
+    assert math.isnan(r.win_rate) and all(math.isnan(x) for x in r.win_rate_ci)  # not 50% of ties
+    lines = format_table([r]).splitlines()
+    assert lines[2].split()[3:9] == ["3", "24", "6", "of", "6", "n/a"]
+    assert lines[3] == ("TRUNCATED: heuristic vs random: 6 of 6 plays cut at max_hands=4 before their episode ended; "
+                        "no winner, so left out of the win rate (their hands count in points/hand); with allow_revoke a "
+                        "hand annulled by a revoke is redealt and does not end the episode (RULES.md §2.9)")
+    # the heuristic never revokes: against itself every hand is scored and ends its episode
+    same = evaluate_pair("classic_whist", ClassicHeuristicAgent(), ClassicHeuristicAgent(), 3, seed=5,
+                         options={"allow_revoke": True, "max_hands": 4})
+    assert (same.truncated, same.hands, same.win_rate) == (0, 6, 0.5)
+    assert "truncated" not in format_table([same]) and "TRUNCATED" not in format_table([same])
+
+
+def test_cli_eval_reports_truncated_plays(tmp_path, capsys, eval_only_cli):
+    out = tmp_path / "eval"
+    assert cli.main(["eval", "--agents", "heuristic", "random", "--deals", "3", "--seed", "5", "--option", "allow_revoke=true",
+                     "--option", "max_hands=4", "--out", str(out), "--quiet"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert printed[3].startswith("TRUNCATED: heuristic vs random: 6 of 6 plays cut at max_hands=4 before their episode ended")
+    (data,) = json.loads((out / "results.json").read_text())
+    assert (data["truncated"], data["games"], data["hands"], data["win_rate"], data["win_rate_ci"]) == (6, 6, 24, None, [None, None])
+    (row,) = csv.DictReader((out / "results.csv").read_text().splitlines())
+    assert (row["truncated"], row["games"], row["win_rate"]) == ("6", "6", "")
+
+
+# ------------------------------------------------------------------------------ memory does not grow with the deal count
+def test_deal_indices_are_drawn_lazily():
+    from training.evaluation.match import DealIndices
+
+    todo = DealIndices(3_000_000, skip={1, 3, 5_000_000})
+    assert len(todo) == 2_999_998 and list(itertools.islice(todo, 4)) == [0, 2, 4, 5]
+    assert list(DealIndices(4)) == [0, 1, 2, 3] and len(DealIndices(4, skip={-1, 4})) == 4
+
+
+class _Enough(Exception):
+    """Raised by ``on_deal`` to stop a match after a few deals."""
+
+
+def test_a_huge_deal_count_allocates_nothing_per_deal_up_front():
+    import tracemalloc
+
+    seen = []
+
+    def stop_after_three(outcome):
+        seen.append(outcome.index)
+        if len(seen) == 3:
+            raise _Enough
+
+    a, b = RandomAgent(seed=0), RandomAgent(seed=1)
+    evaluate_pair("classic_whist", a, b, 3, seed=0)  # imports and first-use caches, outside the measure
+    tracemalloc.start()
+    try:
+        with pytest.raises(_Enough):
+            # a list of 3,000,000 deal indices alone would take about 100 MB
+            evaluate_pair("classic_whist", a, b, 3_000_000, seed=0, on_deal=stop_after_three, skip_deals={1})
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert seen == [0, 2, 3]
+    assert peak < 5_000_000
+
+
+def test_worker_processes_draw_the_deal_indices_as_they_go():
+    from training.evaluation.match import DealPlayer
+    from training.evaluation.parallel import QUEUED_PER_WORKER, played_units
+
+    class Indices:
+        """A sized iterable of a trillion indices that fails if more than 50 are drawn."""
+
+        def __init__(self):
+            self.drawn = 0
+
+        def __len__(self):
+            return 10**12
+
+        def __iter__(self):
+            for i in range(10**12):
+                self.drawn += 1
+                assert self.drawn <= 50, "drawn far ahead of the results"
+                yield i
+
+    player = DealPlayer("classic_whist", {"episode": "hand"}, RandomAgent(seed=0), RandomAgent(seed=1), ("a", "b"),
+                        seed=0, duplicate=True, records=False)
+    indices = Indices()
+    with played_units(player, indices, 2) as outcomes:
+        got = [outcome.index for outcome, _ in itertools.islice(outcomes, 3)]
+    assert got == [0, 1, 2]
+    assert indices.drawn == 3 + (QUEUED_PER_WORKER + 1) * 2  # one drawn per result read, a window ahead

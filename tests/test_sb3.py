@@ -79,6 +79,18 @@ def test_sb3_train_command_end_to_end(tmp_path, capsys):
     assert model.action_space.n == 52
 
 
+def test_quiet_prints_no_progress_lines(tmp_path, capsys):
+    assert (parse([]).quiet, parse(["--quiet"]).quiet, parse(["--no-progress"]).quiet) == (False, True, True)
+    argv = ["--timesteps", "64", "--n-steps", "32", "--batch-size", "32", "--n-epochs", "1", "--net-arch", "8",
+            "--eval-deals", "0", "--log-every", "1e-9"]  # a progress line at every step unless quiet
+    assert sb3_train([*argv, "--out", str(tmp_path / "loud")]) == 0
+    assert "steps/s" in capsys.readouterr().out
+    assert sb3_train([*argv, "--out", str(tmp_path / "quiet"), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "steps/s" not in printed
+    assert printed.startswith(f"sb3-train: classic_whist, 64 steps vs random -> {tmp_path / 'quiet'}\n")
+
+
 def test_option_values_are_parsed_as_yaml():
     args = parse(["--option", "honours=false", "--option", "target_score=7", "--option", "trump_rotation=[C, D, H, S]"])
     assert dict(args.option) == {"honours": False, "target_score": 7, "trump_rotation": ("C", "D", "H", "S")}

@@ -358,11 +358,43 @@ def test_whist_teach_on_the_command_line(tmp_path, capsys):
     argv = ["teach", "--game", GAME, "--option", "honours=false", "--decisions", "60", "--shard-episodes", "1",
             "--out", str(out), "--quiet"]
     assert cli.main(argv) == 0
-    assert capsys.readouterr().out.strip() == f"{out}: 104 decisions (104 labelled by heuristic) in 2 shards"
+    assert capsys.readouterr().out == (f"{out}: 104 decisions (104 labelled by heuristic) in 2 shards; 44 over --decisions 60: "
+                                       "the run ends with the episode that reaches it\n")
     manifest = read_manifest(out)
     assert manifest["options"]["honours"] is False and manifest["episodes_per_shard"] == 1
     assert cli.main(argv) == 0  # resumed: nothing to add
-    assert capsys.readouterr().out.strip() == f"{out}: 104 decisions (104 labelled by heuristic) in 2 shards"
+    assert capsys.readouterr().out == (f"{out}: 104 decisions (104 labelled by heuristic) in 2 shards; it already held "
+                                       "--decisions 60 or more: nothing added\n")
+
+
+def test_whist_teach_says_where_it_stopped_and_what_it_made_again(tmp_path, capsys):
+    """--decisions 300 with 100-hand shards: six hands (312 decisions), the shard left part-way;
+    a damaged shard is named on stderr as it is made again."""
+    out = tmp_path / "data"
+    argv = ["teach", "--game", GAME, "--option", "honours=false", "--out", str(out), "--quiet", "--decisions"]
+    assert cli.main([*argv, "300"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out == (f"{out}: 312 decisions (312 labelled by heuristic) in 1 shard, the last with 6 of its 100 episodes "
+                            "(a run asking for more completes it); 12 over --decisions 300: the run ends with the episode "
+                            "that reaches it\n")
+    assert captured.err == ""
+    shard = out / "shard-00000.npz"
+    shard.write_bytes(shard.read_bytes()[:-1])
+    assert cli.main([*argv, "400"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err == f"{shard} does not match its sha256 in the manifest (damaged or changed): it is made again\n"
+    assert captured.out == (f"{out}: 416 decisions (416 labelled by heuristic) in 1 shard, the last with 8 of its 100 episodes "
+                            "(a run asking for more completes it); 16 over --decisions 400: the run ends with the episode "
+                            "that reaches it\n")
+
+
+def test_whist_teach_help_says_how_the_count_rounds_and_what_double_dummy_labels_cost(capsys):
+    with pytest.raises(SystemExit):
+        cli.main(["teach", "--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "at the end of the episode in which it reaches N" in text
+    assert "the last shard then holds fewer episodes" in text
+    assert "Bid Whist about 0.3 s a decision" in text
 
 
 @pytest.mark.parametrize(("argv", "message"), [
@@ -389,7 +421,7 @@ def test_out_must_be_a_dataset_folder_a_new_one_or_an_empty_one(tmp_path):
         teach(spec(), 10, tmp_path / "configs", progress=False)
     assert sorted(p.name for p in (tmp_path / "configs").iterdir()) == ["a.yaml"]
     (tmp_path / "empty").mkdir()
-    assert teach(spec(), 10, tmp_path / "empty", progress=False)["decisions"] == 2 * HAND
+    assert teach(spec(), 10, tmp_path / "empty", progress=False)["decisions"] == HAND  # one whole hand
 
 
 def test_resuming_makes_a_damaged_shard_again(tmp_path):
@@ -397,5 +429,127 @@ def test_resuming_makes_a_damaged_shard_again(tmp_path):
     path = tmp_path / manifest["shards"][0]["file"]
     good = path.read_bytes()
     path.write_bytes(good[:-10] + bytes(10))
-    again = teach(spec(), 3 * HAND, tmp_path, progress=False)
-    assert path.read_bytes() == good and [s["sha256"] for s in again["shards"]] == [s["sha256"] for s in manifest["shards"]]
+    notes = []
+    again = teach(spec(), 3 * HAND, tmp_path, progress=False, say=notes.append)
+    assert notes == [f"{path} does not match its sha256 in the manifest (damaged or changed): it is made again"]
+    assert path.read_bytes() == good and again["shards"] == manifest["shards"]
+
+
+def test_a_damaged_or_missing_shard_is_made_again_as_it_was_even_when_the_count_is_held(tmp_path):
+    """Shards 0 and 1 whole (two hands each), shard 2 part-way (one hand): shard 0 missing and
+    shard 2 damaged are made again, shard 2 with its one hand, though a count of 1 plays nothing new."""
+    manifest = teach(spec(), 5 * HAND, tmp_path, progress=False)
+    assert [(s["index"], s["episodes"], s["decisions"]) for s in manifest["shards"]] == [(0, 2, 104), (1, 2, 104), (2, 1, 52)]
+    assert manifest["shards"][2]["deal_seeds"] == [first_deal_seed(0, 2, 2), 1]
+    first, last = tmp_path / "shard-00000.npz", tmp_path / "shard-00002.npz"
+    good = {p: p.read_bytes() for p in (first, last)}
+    first.unlink()
+    last.write_bytes(b"not a shard")
+    notes = []
+    again = teach(spec(), 1, tmp_path, progress=False, say=notes.append)
+    assert notes == [f"{first} is missing: it is made again",
+                     f"{last} does not match its sha256 in the manifest (damaged or changed): it is made again"]
+    assert again["shards"] == manifest["shards"] and again["decisions"] == 5 * HAND
+    assert all(p.read_bytes() == data for p, data in good.items())
+
+
+# ------------------------------------------------------------------------------ the count
+def test_a_run_stops_at_the_end_of_the_episode_that_reaches_the_count(tmp_path, monkeypatch):
+    """300 decisions of 52-decision hands: six hands played, no more, all in shard 0 (of 100), kept part-way."""
+    played, real = [], teach_module.ShardPlayer.play
+
+    def play(self, unit):
+        arrays, seconds = real(self, unit)
+        played.append((unit, len(arrays["action"])))
+        return arrays, seconds
+
+    monkeypatch.setattr(teach_module.ShardPlayer, "play", play)
+    manifest = teach(spec(episodes_per_shard=100), 300, tmp_path, progress=False)
+    assert played == [((0, 0, 100, 300), 312)]  # episodes 0 .. 99 of shard 0, ending after the one that reaches 300
+    assert manifest["decisions"] == manifest["labelled"] == 312
+    (entry,) = manifest["shards"]
+    assert (entry["episodes"], entry["decisions"], entry["deal_seeds"]) == (6, 312, [first_deal_seed(0, 0, 100), 6])
+    arrays = load_shard(tmp_path, entry)
+    assert np.array_equal(arrays["episode"], np.repeat(np.arange(6), HAND))
+    credited, _ = replay(arrays, entry["deal_seeds"][0])  # whole hands, from their deal seeds
+    assert np.array_equal(arrays["reward"], credited.astype(np.float32))
+    assert teach(spec(episodes_per_shard=100), 312, tmp_path, progress=False)["shards"] == [entry]
+    assert len(played) == 1  # held: nothing played
+
+
+def test_a_later_run_completes_the_part_way_shard_into_what_one_run_makes(tmp_path):
+    """Shards of four hands (208 decisions): 300 decisions keep shard 1 with two hands; 520 then
+    complete it and add shard 2 with two hands, the very files that one run of 520 makes."""
+    first = teach(spec(episodes_per_shard=4), 300, tmp_path / "grown", progress=False)
+    assert [(s["episodes"], s["decisions"]) for s in first["shards"]] == [(4, 208), (2, 104)]
+    grown = teach(spec(episodes_per_shard=4), 520, tmp_path / "grown", progress=False)
+    assert [(s["episodes"], s["decisions"]) for s in grown["shards"]] == [(4, 208), (4, 208), (2, 104)]
+    assert grown["shards"][0] == first["shards"][0]
+    once = teach(spec(episodes_per_shard=4), 520, tmp_path / "once", progress=False)
+    assert grown["shards"] == once["shards"]  # the same sha256: the same bytes
+
+
+class RecordingBar:
+    """Stands in for training.progress.progress_bar: records every update and the count each
+    shard was written at."""
+
+    def __init__(self, total=None, initial=0, **kwargs):
+        self.total, self.n, self.updates, self.written_at = total, initial, [], []
+
+    def update(self, n=1):
+        self.n += n
+        self.updates.append(n)
+
+    def set_postfix(self, *args, **kwargs):
+        pass
+
+    def close(self):
+        pass
+
+
+def recording_bar(monkeypatch):
+    import training.progress
+
+    bars = []
+
+    def make(**kwargs):
+        bars.append(RecordingBar(**kwargs))
+        return bars[-1]
+
+    real = teach_module.write_shard
+
+    def write(path, arrays):
+        bars[-1].written_at.append(bars[-1].n)
+        return real(path, arrays)
+
+    monkeypatch.setattr(training.progress, "progress_bar", make)
+    monkeypatch.setattr(teach_module, "write_shard", write)
+    return bars
+
+
+def test_progress_moves_at_every_decision_before_the_shard_is_written(tmp_path, monkeypatch):
+    bars = recording_bar(monkeypatch)
+    teach(spec(episodes_per_shard=100), 300, tmp_path, progress=True)
+    (bar,) = bars
+    assert bar.total == 300 and bar.updates[:300] == [1] * 300 and bar.n == 300
+    assert bar.written_at == [300]  # the one shard (six hands) was written after 300 steps of the bar
+
+
+@pytest.mark.parametrize(("unit_seconds", "steps", "written_at"), [
+    # runs of one hand: a step per hand, the last one short of a whole hand at the count
+    (1e-9, [HAND] * 4 + [300 - 5 * HAND], [3 * HAND, 5 * HAND]),
+    # runs of a whole shard (the rest of shard 0, then shard 1, cut after its second hand)
+    (1e9, [3 * HAND, 300 - 4 * HAND], [HAND, 4 * HAND]),
+])
+def test_workers_stop_at_the_count_with_the_shards_of_a_serial_run_and_show_each_run_of_episodes(
+        tmp_path, monkeypatch, unit_seconds, steps, written_at):
+    """With workers: one hand here first, then the workers play runs of hands sized by
+    UNIT_SECONDS; the progress moves as each run arrives, and the shards equal the serial run's."""
+    monkeypatch.setattr(teach_module, "UNIT_SECONDS", unit_seconds)
+    bars = recording_bar(monkeypatch)
+    parallel = teach(spec(episodes_per_shard=4), 300, tmp_path / "workers", workers=2, progress=True)
+    (bar,) = bars
+    assert bar.updates == [1] * HAND + [0] + steps  # the hand played here moves the bar at each decision
+    assert bar.written_at == written_at  # each shard is written as its last hand arrives, then the bar moves
+    serial = teach(spec(episodes_per_shard=4), 300, tmp_path / "serial", progress=False)
+    assert parallel["shards"] == serial["shards"] and [s["episodes"] for s in serial["shards"]] == [4, 2]

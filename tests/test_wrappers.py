@@ -310,3 +310,52 @@ def test_classic_gymnasium_id_name():
     env = gymnasium.make("whist_env/ClassicWhist-v0", options={"honours": False}, learner_seat=1)
     assert env.unwrapped.game_name == "classic_whist"
     assert env.reset(seed=0)[1]["learner_seat"] == 1
+
+
+#: One rule option per game, at a value other than its default, given to ``gymnasium.make`` as
+#: a keyword argument as the game's PettingZoo ``env()`` takes it.
+RULE_OPTION = {
+    "bid_whist": ("big_joker", "black"),
+    "classic_whist": ("honours", False),
+    "cutthroat_whist": ("deck", "52"),
+    "german_whist": ("scoring", "over_six"),
+    "minnesota_whist": ("grand_leader", "right"),
+    "romanian_whist": ("schedule", "8-1-8"),
+}
+
+
+def test_every_game_has_a_rule_option_case():
+    assert sorted(RULE_OPTION) == sorted(whist_env.GAMES)
+
+
+@pytest.mark.parametrize("game", sorted(whist_env.GAMES))
+def test_rule_options_as_keywords_reach_the_rules(game):
+    name, value = RULE_OPTION[game]
+    assert getattr(whist_env.GAMES[game].raw_env().game.options, name) != value  # not the default
+    env = gymnasium.make(gymnasium_id(game), **{name: value})
+    assert getattr(env.unwrapped.raw.game.options, name) == value
+    assert env.unwrapped.options == {name: value, "episode": "hand"}
+    obs, _ = env.reset(seed=0)
+    assert obs in env.observation_space
+
+
+@pytest.mark.parametrize("game", sorted(whist_env.GAMES))
+def test_bad_rule_option_keywords_raise_what_env_raises(game):
+    name, _ = RULE_OPTION[game]
+    module = whist_env.GAMES[game]
+    options_class = type(module.raw_env().game.options).__name__
+    for bad, start in (({"colour": "red"}, f"unknown option(s) ['colour'] for {options_class}; known options: ["),
+                       ({name: "nonsense"}, f"invalid value 'nonsense' for option {name!r}: expected ")):
+        with pytest.raises(ValueError) as from_gymnasium:
+            gymnasium.make(gymnasium_id(game), **bad)
+        with pytest.raises(ValueError) as from_env:
+            module.env(**bad)
+        assert str(from_gymnasium.value) == str(from_env.value)
+        assert str(from_env.value).startswith(start)
+
+
+def test_rule_options_given_twice_must_agree():
+    env = SingleAgentWhistEnv("classic_whist", options={"honours": False, "target_score": 7}, honours=False)
+    assert env.options == {"honours": False, "target_score": 7, "episode": "hand"}
+    with pytest.raises(ValueError, match=r"^rule option honours=True conflicts with options\['honours'\]=False$"):
+        SingleAgentWhistEnv("classic_whist", options={"honours": False}, honours=True)

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import RandomState
 from agents.search.rollout import Rollout
 from agents.search.spec import check_int, parse_options
 
@@ -73,9 +72,8 @@ class SearchAgent:
     def random_state(self) -> dict[str, Any]:
         """The state of its worlds' generator and of its rollout policy's where that has one
         (:class:`agents.base.RandomState`)."""
-        policy = self.rollout.policy
-        return {"rng": self.rng.bit_generator.state,
-                "rollout": policy.random_state() if isinstance(policy, RandomState) else None}
+        policy_state = getattr(self.rollout.policy, "random_state", None)  # search imports no other room of agents/
+        return {"rng": self.rng.bit_generator.state, "rollout": None if policy_state is None else policy_state()}
 
     def set_random_state(self, state: Mapping[str, Any]) -> None:
         """Restore a state of :meth:`random_state`."""

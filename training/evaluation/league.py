@@ -22,13 +22,15 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from training.errors import CommandError, Interrupted
 from training.evaluation.match import evaluate_pair, prepare_match
 from training.evaluation.ratings import compute_leaderboard, compute_leaderboards, format_leaderboard, format_leaderboards
-from training.evaluation.store import ResultsStore, StoreError, agent_identity, duplicate_seats
+from training.evaluation.store import ResultsStore, StoreError, agent_identity, damaged, duplicate_seats, is_damage
 
 
 def open_store(path: str | Path, must_exist: bool = False) -> ResultsStore:
@@ -41,8 +43,28 @@ def open_store(path: str | Path, must_exist: bool = False) -> ResultsStore:
         raise CommandError(f"no results store at {path} (run `whist league ...` first or pass --db)")
     try:
         return ResultsStore(path)
-    except (StoreError, sqlite3.Error, OSError) as err:
+    except StoreError as err:  # its message names the file
+        raise CommandError(str(err)) from None
+    except (sqlite3.Error, OSError) as err:
         raise CommandError(f"cannot open the results store {path}: {err}") from None
+
+
+@contextmanager
+def store_failures(path: str | Path) -> Iterator[None]:
+    """Turn what SQLite raises while the results store at ``path`` is read or written into a
+    :class:`CommandError` naming the file: damage that opening it did not show
+    (:func:`training.evaluation.store.is_damage`), a full disk, a write lock held by another
+    process past :data:`training.evaluation.store.BUSY_TIMEOUT_S`. A broken constraint or a misused
+    API is a bug in this code and keeps its traceback.
+    """
+    try:
+        yield
+    except sqlite3.DatabaseError as err:
+        if is_damage(err):
+            raise CommandError(str(damaged(path, str(err), untouched=False))) from None
+        if isinstance(err, sqlite3.OperationalError):
+            raise CommandError(f"results store {path}: {err}") from None
+        raise
 
 
 def run_league(args: Any) -> int:
@@ -62,10 +84,10 @@ def run_league(args: Any) -> int:
         except (ValueError, OSError) as err:
             raise CommandError(f"bad agent spec {typed!r}: cannot hash the files it loads: {err}") from None
     store = open_store(args.db)
-    with store:
+    with store, store_failures(args.db):
         ids = [store.agent_id(label, kind, sha) for label, (kind, sha) in zip(labels, identities)]
         start = time.perf_counter()
-        played = skipped = 0
+        played = skipped = stored_meanwhile = 0
         try:
             for first in range(len(agents)):
                 for second in range(first + 1, len(agents)):
@@ -82,9 +104,10 @@ def run_league(args: Any) -> int:
                         continue
 
                     def store_deal(outcome, match=match):
-                        nonlocal played
-                        store.add_deal(match, outcome)
+                        nonlocal played, stored_meanwhile
                         played += 1
+                        # False: another run writing this match stored the deal first; its copy stands
+                        stored_meanwhile += not store.add_deal(match, outcome)
 
                     try:
                         evaluate_pair(args.game, agents[i], agents[j], args.deals, seed=args.seed, options=setup.options,
@@ -96,7 +119,9 @@ def run_league(args: Any) -> int:
         except KeyboardInterrupt:
             raise Interrupted(f"{played} deals played and stored in {args.db} (with {skipped} stored before); "
                               "run the same command again to resume") from None
-        print(f"played {played} deals, skipped {skipped} already stored, in {time.perf_counter() - start:.1f} s; store: {args.db}")
+        meanwhile = f", {stored_meanwhile} of them stored first by another run (its copy kept)" if stored_meanwhile else ""
+        print(f"played {played} deals{meanwhile}, skipped {skipped} already stored, in {time.perf_counter() - start:.1f} s; "
+              f"store: {args.db}")
         print(format_leaderboard(compute_leaderboard(store, args.game, setup.options)))
     return 0
 
@@ -108,7 +133,7 @@ def run_leaderboard(args: Any) -> int:
     Raises:
         CommandError: no readable store (status 2), or nothing stored for ``--game`` (status 1).
     """
-    with open_store(args.db, must_exist=True) as store:
+    with open_store(args.db, must_exist=True) as store, store_failures(args.db):
         boards = compute_leaderboards(store, args.game)
     if not boards:
         what = f"game {args.game!r}" if args.game else "any game"

@@ -22,6 +22,13 @@ Statistics (all from A's point of view, over the ``deals`` per-deal values, 95% 
   half; with more than two sides, the mean over the other sides); t-interval over the deals,
   clipped to [0, 1], or Wilson's score interval over the deals where there is no t-interval
   (conservative: a deal's share varies no more than one win or loss).
+* ``truncated``: plays cut by the rules' ``max_hands`` guard before their episode ended (e.g.
+  with ``allow_revoke``, where a hand annulled by a revoke does not end a hand episode, RULES.md
+  §2.9). Such a play has no winner: it is left out of the win rate (not counted as a tie); its
+  hands and points still count in ``points_per_hand``.
+
+Deals are drawn one at a time as they are played (deal ``i``'s seed derives from the match seed
+and ``i``), so a match's memory does not grow with its number of deals.
 
 Statistics come from :mod:`training.evaluation.stats`. Command line (:func:`run_eval`):
 ``whist eval --game classic_whist --agents heuristic random --deals 2000``.
@@ -39,7 +46,7 @@ import sys
 import tempfile
 import time
 import uuid
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,8 +71,10 @@ class PairResult:
         game: game name (a key of ``whist_env.GAMES``).
         deals: number of deals played.
         hands: number of hands played in all (``deals × plays per deal`` with ``episode="hand"``).
-        win_rate: share of plays won by A's side (ties count half), in [0, 1].
-        win_rate_ci: 95% confidence interval ``(low, high)`` of ``win_rate``.
+        win_rate: share of the plays that ended (not ``truncated``) won by A's side (ties count
+            half), in [0, 1]; ``nan`` when no play ended.
+        win_rate_ci: 95% confidence interval ``(low, high)`` of ``win_rate`` (over the deals with
+            at least one play that ended).
         points_per_hand: mean points per hand of A's side minus B's side.
         points_per_hand_ci: 95% t-interval ``(low, high)`` of ``points_per_hand`` over deals.
         p_value: two-sided p-value of "A and B score the same" (one-sample t-test on the per-deal
@@ -83,6 +92,8 @@ class PairResult:
             ``None`` given: ``deals``).
         complete: whether every requested deal was played (``False``: the match was interrupted
             and the statistics cover the ``deals`` played before).
+        truncated: plays cut by the ``max_hands`` guard before their episode ended (of ``games``);
+            they are left out of ``win_rate`` and counted in ``hands`` and ``points_per_hand``.
     """
 
     agent_a: str
@@ -104,6 +115,7 @@ class PairResult:
     interval_note: str = ""
     deals_requested: int | None = None
     complete: bool = True
+    truncated: int = 0
 
     def __post_init__(self) -> None:
         if self.deals_requested is None:
@@ -149,11 +161,14 @@ class PlayOutcome:
         side_a: A's side index (0 … sides-1).
         points: points per side summed over the play's hands (length = number of sides).
         hands: hands played.
+        truncated: the rules' ``max_hands`` guard cut the play before its episode ended, so it
+            has no winner.
     """
 
     side_a: int
     points: tuple[int, ...]
     hands: int
+    truncated: bool = False
 
 
 @dataclass(frozen=True)
@@ -179,18 +194,23 @@ def deal_values(plays: Sequence[PlayOutcome], num_sides: int) -> tuple[float, fl
         num_sides: number of sides of the game (≥ 2).
     Returns:
         ``(points_per_hand, win_share, hands)``: A's side's points minus the mean of the other
-        sides' per hand played, A's share of plays won (ties count half, averaged over the other
-        sides) in [0, 1], and the number of hands played.
+        sides' per hand played (every play), A's share of the plays that ended won (ties count
+        half, averaged over the other sides) in [0, 1] (``nan`` when every play was truncated:
+        a play cut by ``max_hands`` has no winner), and the number of hands played.
     """
     diff_sum = 0  # in units of 1 / (sides - 1) points, kept integer so that equal play nets exactly 0
     hands_sum = 0
     half_wins = 0
+    ended = 0
     for play in plays:
         points = play.points
         diff_sum += (num_sides - 1) * points[play.side_a] - (sum(points) - points[play.side_a])
         hands_sum += play.hands
-        half_wins += _half_wins(points, play.side_a)
-    return (diff_sum / ((num_sides - 1) * max(hands_sum, 1)), half_wins / (2 * (num_sides - 1) * len(plays)), hands_sum)
+        if not play.truncated:
+            half_wins += _half_wins(points, play.side_a)
+            ended += 1
+    win_share = half_wins / (2 * (num_sides - 1) * ended) if ended else math.nan
+    return (diff_sum / ((num_sides - 1) * max(hands_sum, 1)), win_share, hands_sum)
 
 
 def summarize_pair(diff_per_deal: Sequence[float], win_per_deal: Sequence[float], **fields: Any) -> PairResult:
@@ -198,17 +218,23 @@ def summarize_pair(diff_per_deal: Sequence[float], win_per_deal: Sequence[float]
 
     Args:
         diff_per_deal: A's points per hand minus B's, one value per deal.
-        win_per_deal: A's win share, one value per deal, in [0, 1].
+        win_per_deal: A's win share, one value per deal, in [0, 1], or ``nan`` for a deal whose
+            every play was truncated (:func:`deal_values`); such deals are left out of the win
+            rate and its interval.
         fields: the other :class:`PairResult` fields (``agent_a``, ``agent_b``, ``game``,
-            ``hands``, ``games``, ...); ``deals`` defaults to the number of values.
+            ``hands``, ``games``, ``truncated``, ...); ``deals`` defaults to the number of
+            ``diff_per_deal`` values.
     Returns:
         the result with means, 95% t-intervals (win rate clipped to [0, 1]) and p-value; below
         :data:`~training.evaluation.stats.MIN_DEALS` deals or with no spread, no points interval
         and no test (``nan``, ``significant`` false, ``interval_note`` saying why) and Wilson's
-        interval of the win rate over the deals (``(nan, nan)`` for no deals).
+        interval of the win rate over the deals (``(nan, nan)`` and a ``nan`` win rate for no
+        deals with a win share).
     """
     diffs = np.asarray(diff_per_deal, dtype=float)
     wins = np.asarray(win_per_deal, dtype=float)
+    if wins.ndim == 1:  # other shapes are refused by mean_summary below
+        wins = wins[~np.isnan(wins)]
     points = mean_summary(diffs)
     share = mean_summary(wins - 0.5)
     wr = share.mean + 0.5
@@ -402,8 +428,31 @@ class DealPlayer:
             points, hands = play_deal(raw, s, deal, policies, recorder=recorder)
             if recorder is not None:
                 deal_records.append(recorder.finish())
-            plays.append(PlayOutcome(side_a=side_a, points=tuple(points), hands=hands))
+            plays.append(PlayOutcome(side_a=side_a, points=tuple(points), hands=hands, truncated=bool(g.truncated)))
         return DealOutcome(index=i, seed=s, plays=tuple(plays)), deal_records
+
+
+class DealIndices:
+    """The deal indices ``0 … num_deals-1`` less the skipped ones, in ascending order, drawn one at
+    a time: a sized iterable whose memory does not grow with ``num_deals`` (only with ``skip``).
+
+    Args:
+        num_deals: deals of the match (≥ 0).
+        skip: indices not to play; those outside ``0 … num_deals-1`` are ignored.
+    """
+
+    def __init__(self, num_deals: int, skip: Collection[int] = ()) -> None:
+        self.num_deals = int(num_deals)
+        self.skip = frozenset(int(i) for i in skip)
+        self._skipped = sum(1 for i in self.skip if 0 <= i < self.num_deals)
+
+    def __len__(self) -> int:
+        return self.num_deals - self._skipped
+
+    def __iter__(self) -> Iterator[int]:
+        if not self.skip:
+            return iter(range(self.num_deals))
+        return (i for i in range(self.num_deals) if i not in self.skip)
 
 
 def evaluate_pair(
@@ -440,7 +489,8 @@ def evaluate_pair(
             (e.g. to store it); an exception it raises stops the match.
         skip_deals: indices of deals not to play (e.g. already stored); they are left out of the
             result, whose ``deals`` counts only the deals played (statistics are ``nan`` when
-            every deal is skipped).
+            every deal is skipped). The deals to play are drawn one at a time, so memory does
+            not grow with ``num_deals``.
         records_path: when given, a JSON Lines file that receives the game record
             (``whist_env.records``) of every play of the match, written deal by deal; it is
             replaced if it exists, or appended to when ``skip_deals`` is not empty. Each
@@ -476,12 +526,13 @@ def evaluate_pair(
     player = DealPlayer(game, opts, agent_a, agent_b, (name_a, name_b), int(seed), bool(duplicate), records_path is not None)
     n_sides = player.raw.game.num_sides
     start = time.perf_counter()
-    skip = {int(i) for i in skip_deals}
-    todo = [i for i in range(num_deals) if i not in skip]
+    todo = DealIndices(int(num_deals), skip_deals)
+    skip = todo.skip
     diff_per_deal: list[float] = []
     win_per_deal: list[float] = []
     total_hands = 0
     games = 0
+    truncated = 0
     if records_path is not None:
         records_path = Path(records_path)
         records_path.parent.mkdir(parents=True, exist_ok=True)
@@ -503,6 +554,7 @@ def evaluate_pair(
                 win_per_deal.append(win)
                 total_hands += hands_sum
                 games += len(outcome.plays)
+                truncated += sum(play.truncated for play in outcome.plays)
                 bar.update(1)
     except KeyboardInterrupt:
         interrupted = True
@@ -522,6 +574,7 @@ def evaluate_pair(
         seconds=time.perf_counter() - start,
         deals_requested=len(todo),
         complete=not interrupted,
+        truncated=truncated,
     )
     if interrupted:
         raise MatchInterrupted(result) from None
@@ -545,17 +598,23 @@ def format_table(results: list[PairResult]) -> str:
     intervals, the p-value and whether the difference is significant. Where there is no
     t-interval the points cell says why (``+0.250 [too few deals (3 < 15)]``) and the p-value and
     significance read ``n/a``. An interrupted match shows its deals as ``137 of 500``, and a line
-    ``INCOMPLETE: A vs B: 137 of 500 deals ...`` follows the table.
+    ``INCOMPLETE: A vs B: 137 of 500 deals ...`` follows the table. When a play was cut by the
+    ``max_hands`` guard, a ``truncated`` column (plays cut ``of`` plays) follows ``hands`` and a
+    line ``TRUNCATED: A vs B: 40 of 40 plays cut at max_hands=200 ...`` per such pair follows the
+    table; a win rate with no play that ended reads ``n/a``.
     """
     unit = _play_unit(results)
-    header = ["agent A", "agent B", "game", "deals", "hands", f"win rate A, per {unit} [95% CI]", "points/hand A-B [95% CI]",
-              "p-value", "sig."]
+    with_truncated = any(r.truncated for r in results)
+    header = ["agent A", "agent B", "game", "deals", "hands", *(["truncated"] if with_truncated else []),
+              f"win rate A, per {unit} [95% CI]", "points/hand A-B [95% CI]", "p-value", "sig."]
     rows = []
     for r in results:
         lo, hi = r.win_rate_ci
         plo, phi = r.points_per_hand_ci
         points = f"{_fmt(r.points_per_hand, '+.3f')} " + (f"[{r.interval_note}]" if r.interval_note else
                                                           f"[{_fmt(plo, '+.3f')}, {_fmt(phi, '+.3f')}]")
+        win = (f"{_fmt(100 * r.win_rate, '.1f')}% [{_fmt(100 * lo, '.1f')}, {_fmt(100 * hi, '.1f')}]"
+               if math.isfinite(r.win_rate) else "n/a")
         tested = math.isfinite(r.p_value)
         rows.append(
             [
@@ -564,14 +623,15 @@ def format_table(results: list[PairResult]) -> str:
                 r.game,
                 str(r.deals) if r.complete else f"{r.deals} of {r.deals_requested}",
                 str(r.hands),
-                f"{_fmt(100 * r.win_rate, '.1f')}% [{_fmt(100 * lo, '.1f')}, {_fmt(100 * hi, '.1f')}]",
+                *([f"{r.truncated} of {r.games}"] if with_truncated else []),
+                win,
                 points,
                 "n/a" if not tested else (f"{r.p_value:.2g}" if r.p_value >= 1e-4 else "<1e-4"),
                 "n/a" if not tested else "yes" if r.significant else "no",
             ]
         )
     widths = [max(len(x) for x in col) for col in zip(header, *rows)]
-    numeric = {3, 4, 7}
+    numeric = {3, 4, 5, 8} if with_truncated else {3, 4, 7}
 
     def line(cells: list[str]) -> str:
         return "  ".join(c.rjust(w) if i in numeric else c.ljust(w) for i, (c, w) in enumerate(zip(cells, widths))).rstrip()
@@ -580,13 +640,28 @@ def format_table(results: list[PairResult]) -> str:
     out += [line(r) for r in rows]
     out += [f"INCOMPLETE: {r.agent_a} vs {r.agent_b}: {r.deals} of {r.deals_requested} deals (interrupted; "
             "the row covers the deals played)" for r in results if not r.complete]
+    out += [truncation_note(r) for r in results if r.truncated]
     return "\n".join(out)
+
+
+def truncation_note(result: PairResult) -> str:
+    """``"TRUNCATED: A vs B: 40 of 40 plays cut at max_hands=200 ..."``: one line saying how many
+    plays of ``result`` the rules' ``max_hands`` guard cut before their episode ended, and that
+    they are left out of the win rate; with ``allow_revoke`` it adds why that happens there."""
+    from whist_env.rules.options import CommonOptions
+
+    max_hands = result.options.get("max_hands", CommonOptions().max_hands)
+    why = ("; with allow_revoke a hand annulled by a revoke is redealt and does not end the episode (RULES.md §2.9)"
+           if result.options.get("allow_revoke") else "")
+    return (f"TRUNCATED: {result.agent_a} vs {result.agent_b}: {result.truncated} of {result.games} plays cut at "
+            f"max_hands={max_hands} before their episode ended; no winner, so left out of the win rate (their hands "
+            f"count in points/hand){why}")
 
 
 _CSV_FIELDS = [
     "agent_a", "agent_b", "game", "deals", "games", "hands", "win_rate", "win_rate_ci_low", "win_rate_ci_high",
     "points_per_hand", "points_per_hand_ci_low", "points_per_hand_ci_high", "p_value", "significant",
-    "duplicate", "seed", "options", "seconds", "interval_note", "deals_requested", "complete",
+    "duplicate", "seed", "options", "seconds", "interval_note", "deals_requested", "complete", "truncated",
 ]
 
 

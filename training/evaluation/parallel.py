@@ -3,7 +3,9 @@ processes or by Ray actors, with their results in order.
 
 A *player* is any picklable object with a ``play(index)`` method; each worker holds its own
 unpickled copy and plays the indices it is given. The results come back in the order of the
-indices whatever the number of workers, so a run with workers equals a serial one.
+indices whatever the number of workers, so a run with workers equals a serial one. The indices
+are drawn from their iterable only as units are handed out (a few per worker ahead), so a lazy
+iterable of any length costs no memory per unit.
 """
 
 from __future__ import annotations
@@ -15,10 +17,14 @@ import pickle
 import signal
 import sys
 import threading
-from collections.abc import Iterator, Sequence
+from collections import deque
+from collections.abc import Collection, Iterator
 from typing import Any
 
 _WORKER_PLAYER: Any = None
+#: Units queued per worker process ahead of the one it plays, so that no worker waits for its
+#: next unit while the results before it are read.
+QUEUED_PER_WORKER = 2
 
 
 def _start_worker(player_bytes: bytes) -> None:
@@ -37,12 +43,17 @@ def _play_in_worker(i: int) -> Any:
 
 
 @contextlib.contextmanager
-def played_units(player: Any, indices: Sequence[int], workers: int,
+def played_units(player: Any, indices: Collection[int], workers: int,
                  ray_address: str | None = None) -> Iterator[Iterator[Any]]:
     """``player.play(i)`` of every index of ``indices``, in that order: here one after the other,
     by a pool of ``workers`` processes (spawned, each with its own unpickled copy of ``player``),
     or by Ray actors (``ray_address``: :mod:`training.evaluation.ray_deals`; ``workers`` > 1
     caps them).
+
+    ``indices`` is any sized iterable (a list, a ``range``, a lazy one); it is iterated once,
+    each index drawn only when its unit is handed out: with processes, ``(QUEUED_PER_WORKER + 1)
+    × processes`` ahead of the results read; with Ray, as
+    :data:`training.evaluation.ray_deals.QUEUED_PER_ACTOR` sets.
 
     Yields:
         an iterator of the results, in the order of ``indices``.
@@ -66,12 +77,16 @@ def played_units(player: Any, indices: Sequence[int], workers: int,
     pool = concurrent.futures.ProcessPoolExecutor(min(workers, len(indices)), mp_context=multiprocessing.get_context("spawn"),
                                                   initializer=_start_worker, initargs=(payload,))
     try:
-        # the workers start while Ctrl-C is ignored, which they inherit: a Ctrl-C to the whole
-        # terminal group then never interrupts one still starting up (a traceback per worker)
+        todo = iter(indices)
+        ahead = (QUEUED_PER_WORKER + 1) * min(workers, len(indices))
+        # the workers start (one per submission until all are running) while Ctrl-C is ignored,
+        # which they inherit: a Ctrl-C to the whole terminal group then never interrupts one still
+        # starting up (a traceback per worker)
         with _sigint_ignored():
-            futures = [pool.submit(_play_in_worker, i) for i in indices]
-        # not Executor.map, which cancels its futures the moment Ctrl-C reaches it
-        yield _in_order(future.result() for future in futures)
+            futures = deque(pool.submit(_play_in_worker, i) for _, i in zip(range(ahead), todo))
+        # not Executor.map, which submits every unit at once and cancels its futures the moment
+        # Ctrl-C reaches it
+        yield _in_order(_results_in_order(pool, futures, todo))
     except BaseException:  # Ctrl-C or a failed deal: stop the workers now, not after their deals
         for process in list((getattr(pool, "_processes", None) or {}).values()):
             process.terminate()
@@ -81,6 +96,17 @@ def played_units(player: Any, indices: Sequence[int], workers: int,
         pool.shutdown(wait=True)
         raise
     pool.shutdown()
+
+
+def _results_in_order(pool: concurrent.futures.ProcessPoolExecutor, futures: deque, todo: Iterator[int]) -> Iterator[Any]:
+    """The result of each future of ``futures`` in order, submitting the next index of ``todo``
+    as each one is taken, so that as many units stay queued."""
+    for index in todo:
+        future = futures.popleft()
+        futures.append(pool.submit(_play_in_worker, index))
+        yield future.result()
+    while futures:
+        yield futures.popleft().result()
 
 
 @contextlib.contextmanager

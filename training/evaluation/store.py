@@ -42,6 +42,19 @@ it cannot write schema 2.
 Durability: the file uses SQLite's write-ahead log, and all plays of one deal are written in one
 transaction (:meth:`ResultsStore.add_deal`), so a killed evaluation loses at most the deal in
 progress and the file stays consistent.
+
+Damage: opening a store runs SQLite's ``PRAGMA quick_check`` (every page and record is read and
+checked; unlike ``integrity_check`` it does not match each index against its table, which makes it
+3-4 times faster: about 35 ms on a 7 MB store of 180,000 plays, 0.25 s on a 54 MB one). A file
+that fails it (overwritten pages, a truncated file, a damaged header) is refused with a
+:class:`StoreError` naming the file, before anything is read or written.
+
+Several writers: any number of processes may write one store at once (two leagues, a league and a
+benchmark). SQLite's write-ahead log lets readers go on while one writer holds the write lock; a
+writer that finds the lock held waits up to :data:`BUSY_TIMEOUT_S`. Creating the schema and
+storing a deal each take the write lock before they look at the file, so a store created by two
+processes at once gets one schema, and a deal stored by two processes is stored once: the second
+finds it stored and writes nothing (:meth:`ResultsStore.add_deal` returns ``False``).
 """
 
 from __future__ import annotations
@@ -67,6 +80,9 @@ ENV_ARGUMENTS = frozenset({"infos", "render_mode"})
 SCHEMA_VERSION = 2
 #: Default location of the store, relative to the working folder.
 DEFAULT_PATH = Path("runs") / "results.sqlite"
+#: Seconds a writer waits for another process's write lock before SQLite gives up
+#: (``sqlite3.OperationalError: database is locked``); one deal holds it for milliseconds.
+BUSY_TIMEOUT_S = 30.0
 
 _SCHEMA = """
 CREATE TABLE meta (
@@ -108,7 +124,24 @@ CREATE TABLE outcomes (
 
 
 class StoreError(RuntimeError):
-    """The file is not a results store this code can read (another schema version, or not a store)."""
+    """The file is not a results store this code can read: another schema version, not a store,
+    not an SQLite file, or a damaged one (:func:`damaged`). The message names the file."""
+
+
+def damaged(path: str | Path, problem: str, untouched: bool = True) -> StoreError:
+    """The error for a store file that SQLite finds damaged: one line naming ``path``, saying what
+    SQLite reported (``problem``), with ``untouched`` that nothing was written to it, and how to
+    get the results back."""
+    left = "; it is left as it was" if untouched else ""
+    return StoreError(f"{path} is damaged ({problem}){left}: restore it from a backup, or copy what is readable "
+                      f"into a new file with `sqlite3 {path} .recover | sqlite3 NEW_FILE`")
+
+
+def is_damage(err: BaseException) -> bool:
+    """Whether ``err`` is SQLite's report of a damaged file or of a file that is no database
+    (``SQLITE_CORRUPT``, ``SQLITE_NOTADB``: Python raises these as plain ``sqlite3.DatabaseError``,
+    every other failure as a subclass such as ``OperationalError`` or ``IntegrityError``)."""
+    return type(err) is sqlite3.DatabaseError
 
 
 @dataclass(frozen=True)
@@ -251,24 +284,37 @@ def duplicate_seats(rules: Any, agent_a: int, agent_b: int) -> list[list[int]]:
 class ResultsStore:
     """A results store file, opened (and created with the current schema when new or empty).
 
-    Usable as a context manager (closes the connection). Not shared between threads.
+    Usable as a context manager (closes the connection). Not shared between threads; other
+    processes may use the same file at the same time (module docstring, "Several writers").
 
     Args:
         path: the SQLite file; its folder is created when missing.
     Raises:
-        StoreError: when the file holds another schema version, or tables but no version.
-        sqlite3.DatabaseError: when the file is not an SQLite database.
+        StoreError: when the file is not an SQLite database, is damaged (``PRAGMA quick_check``
+            fails: nothing is written to it then), holds another schema version, or tables but no
+            version.
+        sqlite3.OperationalError: when the file cannot be opened, or another process holds the
+            write lock for more than :data:`BUSY_TIMEOUT_S` while a new store is created.
+        OSError: when the folder cannot be created.
     """
 
     def __init__(self, path: str | Path = DEFAULT_PATH) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        self.conn = sqlite3.connect(str(self.path), timeout=30.0)
+        self.conn = sqlite3.connect(str(self.path), timeout=BUSY_TIMEOUT_S)
         try:
-            self.conn.execute("PRAGMA journal_mode=WAL")
-            self.conn.execute("PRAGMA synchronous=NORMAL")
-            self.conn.execute("PRAGMA foreign_keys=ON")
-            self._check_or_create_schema()
+            try:
+                self._check_pages()  # first: nothing below may write to a damaged file
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                self.conn.execute("PRAGMA synchronous=NORMAL")
+                self.conn.execute("PRAGMA foreign_keys=ON")
+                self._check_or_create_schema()
+            except sqlite3.DatabaseError as err:
+                if not is_damage(err):
+                    raise
+                if "not a database" in str(err):
+                    raise StoreError(f"{self.path} is not an SQLite database, or its header is damaged ({err})") from None
+                raise damaged(self.path, str(err)) from None
         except BaseException:
             self.conn.close()
             raise
@@ -284,14 +330,23 @@ class ResultsStore:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
+    def _check_pages(self) -> None:
+        """Raise :func:`damaged` when ``PRAGMA quick_check`` finds a problem (the first it reports,
+        and how many more it reports); a new, empty file passes."""
+        text = "\n".join(str(r[0]) for r in self.conn.execute("PRAGMA quick_check"))
+        if text != "ok":
+            # one problem a line, under a "*** in database main ***" heading
+            problems = [line for line in text.splitlines() if line.strip() and not line.startswith("***")] or [text]
+            more = f", and {len(problems) - 1} more reported" if len(problems) > 1 else ""
+            raise damaged(self.path, f"SQLite's quick_check: {problems[0]}{more}")
+
+    def _tables(self) -> set[str]:
+        return {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
     def _check_or_create_schema(self) -> None:
-        tables = {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not tables:
-            # One script, one transaction: a new file has either the whole schema with its version or nothing.
-            self.conn.executescript(
-                f"BEGIN;\n{_SCHEMA}\nINSERT INTO meta (key, value) VALUES ('schema_version', '{SCHEMA_VERSION}');\nCOMMIT;"
-            )
+        if not self._tables() and self._create_schema():
             return
+        tables = self._tables()
         if "meta" not in tables:
             raise StoreError(f"{self.path} is an SQLite file but not a whist-env results store (no meta table)")
         row = self.conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
@@ -305,6 +360,21 @@ class ResultsStore:
                 f"{self.path} has results-store schema version {row[0]}, this code reads version {SCHEMA_VERSION}; "
                 "use a matching whist-env version or another --db file"
             )
+
+    def _create_schema(self) -> bool:
+        """Write the schema and its version into an empty file, in one transaction: a new file has
+        either all of it or nothing. The transaction takes the write lock first and looks for
+        tables again under it; returns ``False`` (writing nothing) when another process created
+        them meanwhile."""
+        with self.conn:
+            self.conn.execute("BEGIN IMMEDIATE")
+            if self._tables():
+                return False
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    self.conn.execute(statement)
+            self.conn.execute("INSERT INTO meta (key, value) VALUES ('schema_version', ?)", (str(SCHEMA_VERSION),))
+        return True
 
     def _upgrade_from_1(self) -> None:
         """Schema 1 -> 2 in one transaction (module docstring): ``env_version`` 0 for every match,
@@ -449,14 +519,21 @@ class ResultsStore:
             match_id: the match (:meth:`match_id`).
             outcome: the deal's plays (:class:`training.evaluation.match.DealOutcome`).
         Returns:
-            ``True`` when stored, ``False`` when this deal of this match was already stored
-            (nothing is written then).
+            ``True`` when stored, ``False`` when this deal of this match was already stored, by
+            this process or by another one writing the same match (nothing is written then).
+        Raises:
+            sqlite3.OperationalError: another process held the write lock for more than
+                :data:`BUSY_TIMEOUT_S`, or the disk is full (nothing is written then).
+            sqlite3.IntegrityError: a play that breaks the schema (e.g. ``side_a`` ``None``);
+                no play of the deal is written then.
         """
         rows = [
             (match_id, outcome.index, outcome.seed, k, p.side_a, json.dumps(list(map(int, p.points))), int(p.hands))
             for k, p in enumerate(outcome.plays)
         ]
         with self.conn:
+            # the write lock before the look: a second writer of this deal waits here, then finds it stored
+            self.conn.execute("BEGIN IMMEDIATE")
             if self.conn.execute(
                 "SELECT 1 FROM outcomes WHERE match_id = ? AND deal_index = ? LIMIT 1", (match_id, outcome.index)
             ).fetchone():

@@ -108,7 +108,7 @@ class PPOConfig(_Strict):
     vf_coef: float = Field(0.5, ge=0, description="value loss coefficient")
     max_grad_norm: float = Field(0.5, gt=0, description="gradient norm clip")
     update_epochs: int = Field(4, ge=1, description="passes over each batch")
-    minibatch_size: int = Field(512, ge=1, description="samples per gradient step")
+    minibatch_size: int = Field(512, ge=1, description="samples per gradient step (at most num_envs * rollout_steps)")
     norm_adv: bool = Field(True, description="normalise advantages per minibatch")
     target_kl: float | None = Field(None, gt=0, description="stop the epochs early when approx_kl exceeds it")
     hidden_sizes: list[int] = Field(default_factory=lambda: [256, 256], min_length=1, description="MLP hidden widths")
@@ -163,6 +163,16 @@ class PPOConfig(_Strict):
     @classmethod
     def _positive_widths(cls, v: list[int]) -> list[int]:
         return positive_widths(v)
+
+    @model_validator(mode="after")
+    def _minibatch_fits_an_update(self) -> PPOConfig:
+        # a minibatch cannot hold more samples than one update collects; with total_steps 0 (the
+        # warm start alone) no update runs, so the PPO batch sizes are not read
+        per_update = self.num_envs * self.rollout_steps
+        if self.total_steps > 0 and self.minibatch_size > per_update:
+            raise ValueError(f"minibatch_size {self.minibatch_size} exceeds the steps per update, num_envs * rollout_steps = "
+                             f"{self.num_envs} * {self.rollout_steps} = {per_update}")
+        return self
 
 
 class WarmStartConfig(_Strict):

@@ -193,7 +193,7 @@ def train(args: Any) -> dict[str, Any]:
     print(f"sb3-train: {args.game}, {args.timesteps:,} steps vs {' '.join(args.opponents)} -> {out}", flush=True)
     t0 = time.perf_counter()
     try:
-        model.learn(total_timesteps=args.timesteps, callback=_progress_callback(args.timesteps, args.log_every),
+        model.learn(total_timesteps=args.timesteps, callback=_progress_callback(args.timesteps, 0.0 if args.quiet else args.log_every),
                     tb_log_name="maskable_ppo")
     except KeyboardInterrupt:
         raise Interrupted(f"training stopped at {model.num_timesteps:,} steps; nothing saved") from None

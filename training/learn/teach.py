@@ -45,9 +45,19 @@ Each shard holds M decisions, in play order:
   (what a forecast bid head learns to predict, ``agents.learned.network``);
 * ``seat`` int8 ``(M,)`` and ``episode`` int32 ``(M,)`` (index within the shard).
 
-Shards are the unit of work and of resumption: each is written atomically once complete, then
-the manifest; a stopped run keeps every finished shard, and the same command resumes. Shard
-``k`` is the same with any number of workers, here or on Ray.
+Shards are the unit of resumption: each is written atomically once complete, then the manifest;
+a stopped run keeps every finished shard, and the same command resumes. Episodes are the unit of
+work: episode ``j`` of shard ``k`` is the same whichever process plays it and whatever it played
+before, so shard ``k`` is the same with any number of workers, here or on Ray (workers play runs of
+a shard's episodes, sized to take a few seconds each, so that progress shows however slow the
+teacher).
+
+A run stops at the end of the episode in which the dataset reaches the decisions asked for
+(episodes are stored whole: at most one episode more). The shard it was playing is then kept with
+the episodes played so far (its manifest entry's ``episodes`` and ``deal_seeds`` say how many), and
+a later run that asks for more decisions completes it first: the dataset is then the one a single
+run would have made. A shard missing or damaged on disk (its sha256 differs from the manifest's)
+is made again by the next run, which says so.
 """
 
 from __future__ import annotations
@@ -55,9 +65,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import math
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -138,9 +147,11 @@ class ShardPlayer:
     def __init__(self, spec: TeachSpec, options: Mapping[str, Any]) -> None:
         self.spec, self.options = spec, dict(options)
         self._built: tuple[Any, Any, Any] | None = None
+        #: called with no argument after every decision played here (progress); not sent to workers
+        self.on_decision: Callable[[], Any] | None = None
 
     def __getstate__(self) -> dict[str, Any]:
-        return {"spec": self.spec, "options": self.options, "_built": None}
+        return {"spec": self.spec, "options": self.options, "_built": None, "on_decision": None}
 
     def _agents(self) -> tuple[Any, Any, Any]:
         if self._built is None:
@@ -153,10 +164,19 @@ class ShardPlayer:
             self._built = (env, teacher, student)
         return self._built
 
-    def play(self, shard: int) -> dict[str, np.ndarray]:
-        """The arrays of shard ``shard`` (module docstring)."""
+    def play(self, unit: int | tuple[int, int, int, int | None]) -> tuple[dict[str, np.ndarray], float]:
+        """Play part of a shard: ``(arrays, seconds)``, the arrays of its rows (module docstring)
+        and the seconds spent playing them.
+
+        Args:
+            unit: a shard index (every episode of that shard), or ``(shard, start, stop, limit)``:
+                its episodes ``start .. stop - 1``, ending early after the episode in which the
+                rows reach ``limit`` (``None``: no early end). Episode ``j`` is the same either way.
+        """
         from whist_env.envs.policy_action import policy_action
 
+        began = time.perf_counter()
+        shard, start, stop, limit = (unit, 0, self.spec.episodes_per_shard, None) if isinstance(unit, int) else unit
         env, teacher, student = self._agents()
         spec = self.spec
         first = first_deal_seed(spec.seed, shard, spec.episodes_per_shard)
@@ -164,7 +184,9 @@ class ShardPlayer:
                                                       "values_kind", "double_dummy", "reward", "seat", "episode", "tricks")}
         num_actions = env.action_space(env.possible_agents[0]).n
         nan_row = np.full(num_actions, np.nan, dtype=np.float32)
-        for j in range(spec.episodes_per_shard):
+        for j in range(start, stop):
+            if limit is not None and len(rows["action"]) >= limit:
+                break
             deal_seed = first + j
             sub = np.random.SeedSequence([spec.seed, shard, j]).generate_state(3)
             for agent, s in ((teacher, sub[0]), (student, sub[1])):
@@ -204,6 +226,8 @@ class ShardPlayer:
                 rows["seat"].append(seats[agent])
                 rows["episode"].append(j)
                 env.step(action)
+                if self.on_decision is not None:
+                    self.on_decision()
                 for a, r in env.rewards.items():
                     if r and a in last:
                         rows["reward"][last[a]] += float(r)  # credited to the seat's latest decision
@@ -230,7 +254,7 @@ class ShardPlayer:
         arrays["episode_return"] = discounted_returns(np.asarray(rows["reward"]), arrays["seat"], arrays["episode"], 1.0)
         if spec.double_dummy:
             arrays["double_dummy"] = np.asarray(rows["double_dummy"], dtype=np.float32)
-        return arrays
+        return arrays, time.perf_counter() - began
 
 
 def discounted_returns(reward: np.ndarray, seat: np.ndarray, episode: np.ndarray, gamma: float) -> np.ndarray:
@@ -341,13 +365,65 @@ def _identity(manifest: Mapping[str, Any]) -> dict[str, Any]:
     return {key: manifest.get(key) for key in IDENTITY_KEYS}
 
 
-def teach(spec: TeachSpec, decisions: int, out: str | Path, workers: int = 1, ray_address: str | None = None,
-          progress: bool = True) -> dict[str, Any]:
-    """Make (or resume) the dataset of ``spec`` in ``out`` until it holds at least ``decisions``
-    decisions; returns the manifest.
+#: a run of episodes that a worker plays (with ``workers`` or Ray) takes about this many seconds,
+#: so that progress moves every few seconds however slow the teacher (one episode at the least,
+#: a whole shard at the most)
+UNIT_SECONDS = 5.0
 
-    Shards are played in waves (``workers`` at a time, or as many as the estimate of the
-    decisions still needed asks for) and kept as each arrives, in index order.
+
+@dataclass
+class _Job:
+    """Episodes ``start .. stop - 1`` of shard ``shard`` to play; ``cut``: the run may end inside
+    it, at the end of the episode that reaches the count (else every episode is played)."""
+
+    shard: int
+    start: int
+    stop: int
+    cut: bool
+    next: int = -1  # the first episode not yet handed out
+    pieces: list[dict[str, np.ndarray]] = field(default_factory=list)  # played, not yet written
+
+    def __post_init__(self) -> None:
+        self.next = self.start if self.next < 0 else self.next
+
+    @property
+    def rows(self) -> int:
+        return sum(len(p["action"]) for p in self.pieces)
+
+
+class _CountReached(Exception):
+    """The dataset holds the decisions asked for: ends the wave in progress (and stops its workers)."""
+
+
+def _say_on_stderr(message: str) -> None:
+    import sys
+
+    from training.progress import progress_write
+
+    progress_write(message, file=sys.stderr)
+
+
+def teach(spec: TeachSpec, decisions: int, out: str | Path, workers: int = 1, ray_address: str | None = None,
+          progress: bool = True, say: Callable[[str], Any] | None = None) -> dict[str, Any]:
+    """Make (or resume) the dataset of ``spec`` in ``out`` until it holds ``decisions`` decisions
+    (all seats), stopping at the end of the episode that reaches them; returns the manifest.
+
+    First every shard the manifest lists that is missing or damaged on disk is made again (as it
+    was, each with a note), then the last shard, when an earlier run left it part-way, is
+    completed, then new shards are played (module docstring). Alone (``workers`` 1, no Ray) the
+    shards are played here one after the other. With ``workers`` or Ray, one episode is played
+    here first (its decisions and seconds size the rest), then the workers play runs of a shard's
+    episodes of about :data:`UNIT_SECONDS` each, as many as the decisions still wanted need by the
+    mean so far (another wave follows when they fall short). The progress moves at every decision
+    played here and as each run of the workers arrives, in order.
+
+    Args:
+        spec: what the dataset is made of (checked).
+        decisions: the decisions to hold at least (>= 1).
+        out: the dataset folder: new, empty, or holding this dataset.
+        workers: processes playing at once (>= 1). ray_address: play on Ray (``"local"`` or an address).
+        progress: show decisions, decisions/s and the time left on standard error.
+        say: where one-line notes go (a shard made again); default: standard error.
 
     Raises:
         ValueError: a bad spec, ``decisions < 1``, ``workers < 1``, or ``out`` holds a dataset of
@@ -365,6 +441,7 @@ def teach(spec: TeachSpec, decisions: int, out: str | Path, workers: int = 1, ra
         raise ValueError(f"decisions must be >= 1, got {decisions}")
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}")
+    say = _say_on_stderr if say is None else say
     options = {"episode": "hand", **dict(spec.options)}
     env = GAMES[spec.game].raw_env(**options)
     full_options = options_dict(env.game.options)
@@ -384,64 +461,155 @@ def teach(spec: TeachSpec, decisions: int, out: str | Path, workers: int = 1, ra
     if folder.is_dir() and not (folder / MANIFEST).exists() and any(folder.iterdir()):
         raise ValueError(f"--out {folder} is a folder that holds files but no teacher dataset ({MANIFEST}); choose an empty "
                          "or new folder")
+    listed: dict[int, dict[str, Any]] = {}  # the old manifest's shards, by index
     if (folder / MANIFEST).exists():
         old = read_manifest(folder)
         if _identity(old) != _identity(manifest):
             diff = [f"{k}: {old.get(k)!r} there, {manifest.get(k)!r} asked" for k in IDENTITY_KEYS if old.get(k) != manifest.get(k)]
             raise ValueError(f"{folder} holds another teacher dataset ({'; '.join(diff)}); choose another --out")
-        # a shard missing or changed on disk is made again (the same bytes: shards are deterministic)
-        manifest["shards"] = [s for s in old.get("shards", [])
-                              if (folder / s["file"]).is_file() and file_sha256(folder / s["file"]) == s["sha256"]]
+        listed = {int(s["index"]): s for s in old.get("shards", [])}
         manifest["commit"], manifest["versions"] = old.get("commit"), old.get("versions")
         manifest["wall_seconds"] = float(old.get("wall_seconds") or 0.0)
+    eps = spec.episodes_per_shard
+    held: dict[int, dict[str, Any]] = {}  # the shards on disk that match the manifest
+    jobs: list[_Job] = []
+    top = max(listed, default=-1)
+    for k in range(top + 1):  # shards the manifest lists, or skips below its last, are made (again) first
+        path = folder / (str(listed[k]["file"]) if k in listed else f"shard-{k:05d}.npz")
+        if k not in listed:
+            say(f"{path} is not in the manifest (a gap below its last shard): it is made")
+        elif not path.is_file():
+            say(f"{path} is missing: it is made again")
+        elif file_sha256(path) != listed[k]["sha256"]:
+            say(f"{path} does not match its sha256 in the manifest (damaged or changed): it is made again")
+        else:
+            held[k] = listed[k]
+            continue
+        jobs.append(_Job(k, 0, int(listed[k]["episodes"]) if k in listed else eps, cut=False))
+    # where the count goes on: the last shard's missing episodes, then new shards
+    frontier = (top, int(listed[top]["episodes"])) if top >= 0 and int(listed[top]["episodes"]) < eps else (top + 1, 0)
+    manifest["shards"] = [held[k] for k in sorted(held)]
     folder.mkdir(parents=True, exist_ok=True)
     player = ShardPlayer(spec, full_options)
-    done = sum(int(s["decisions"]) for s in manifest["shards"])
+    serial = ray_address is None and workers == 1
+
+    def done() -> int:
+        return sum(int(s["decisions"]) for s in held.values())
+
+    def pending() -> int:
+        return sum(job.rows for job in jobs)
+
     bar = None
     if progress:
         from training.progress import progress_bar
 
-        bar = progress_bar(total=decisions, initial=min(done, decisions), desc=f"teach {manifest['teacher']}", unit="dec",
+        bar = progress_bar(total=decisions, initial=min(done(), decisions), desc=f"teach {manifest['teacher']}", unit="dec",
                            unit_scale=True, dynamic_ncols=True)
-    t0, fresh = time.perf_counter(), 0
+
+        def step_bar() -> None:
+            if bar.n < decisions:
+                bar.update(1)
+
+        player.on_decision = step_bar  # moves at every decision played here (not by the workers)
+    t0, wall0 = time.perf_counter(), float(manifest.get("wall_seconds") or 0.0)
+    seen_rows = sum(int(s["decisions"]) for s in held.values())  # for the mean decisions an episode
+    seen_episodes = sum(int(s["episodes"]) for s in held.values())
+    played_seconds, played_episodes = 0.0, 0  # this run's, for the size of a worker's run of episodes
+
+    def next_job() -> _Job | None:
+        """The first job with episodes not yet handed out; a new one at the frontier while the
+        count may need it."""
+        nonlocal frontier
+        for job in jobs:
+            if job.next < job.stop:
+                return job
+        if done() + pending() >= decisions:
+            return None
+        job = _Job(frontier[0], frontier[1], eps, cut=True)
+        jobs.append(job)
+        frontier = (frontier[0] + 1, 0)
+        return job
+
+    def plan() -> tuple[list[tuple[_Job, tuple[int, int, int, int | None]]], bool]:
+        """The units of the next wave, each with its job, and whether the workers play them.
+        Alone: the rest of the next job, ending at the count. With workers: first one episode
+        here (its decisions and seconds size the rest), then runs of episodes, as many as the
+        count needs by the mean so far."""
+        if serial or not played_episodes:
+            job = next_job()
+            if job is None:
+                return [], False
+            stop = job.stop if serial else job.next + 1
+            limit = decisions - done() - pending() if job.cut else None
+            unit = (job.shard, job.next, stop, limit)
+            job.next = stop
+            return [(job, unit)], False
+        per_episode = seen_rows / seen_episodes
+        chunk = min(eps, max(1, round(UNIT_SECONDS * played_episodes / max(played_seconds, 1e-9))))
+        units: list[tuple[_Job, tuple[int, int, int, int | None]]] = []
+        planned = 0
+        while not (units and done() + pending() + planned * per_episode >= decisions
+                   and all(job.next >= job.stop for job in jobs if not job.cut)):
+            job = next_job()
+            if job is None:
+                break
+            stop = min(job.next + chunk, job.stop)
+            units.append((job, (job.shard, job.next, stop, None)))
+            planned += stop - job.next
+            job.next = stop
+        return units, True
+
+    def finish(job: _Job) -> None:
+        """Write the shard of ``job`` (with the rows of the shard it extends), then the manifest."""
+        parts = ([load_shard(folder, held[job.shard])] if job.start > 0 else []) + job.pieces
+        arrays = {key: np.concatenate([p[key] for p in parts]) for key in parts[0]}
+        episodes = int(arrays["episode"][-1]) + 1
+        name = f"shard-{job.shard:05d}.npz"
+        digest = write_shard(folder / name, arrays)
+        held[job.shard] = {"index": job.shard, "file": name, "episodes": episodes, "decisions": int(len(arrays["action"])),
+                           "labelled": int((arrays["label"] >= 0).sum()),
+                           "deal_seeds": [first_deal_seed(spec.seed, job.shard, eps), episodes], "sha256": digest}
+        jobs.remove(job)
+        manifest["shards"] = [held[k] for k in sorted(held)]
+        manifest["wall_seconds"] = wall0 + time.perf_counter() - t0
+        _write_manifest(folder, manifest)
+
     try:
-        while done < decisions:
-            have = {int(s["index"]) for s in manifest["shards"]}
-            per_shard = done / len(have) if have else None
-            wanted = max(1, workers) if per_shard is None else max(1, math.ceil((decisions - done) / max(per_shard, 1.0)))
-            todo = []
-            k = 0
-            while len(todo) < wanted:
-                if k not in have:
-                    todo.append(k)
-                k += 1
-            wave_began = time.perf_counter()
-            with played_units(player, todo, workers, ray_address) as results:
-                for k, arrays in zip(todo, results):
-                    manifest["wall_seconds"] = float(manifest.get("wall_seconds") or 0.0) + time.perf_counter() - wave_began
-                    wave_began = time.perf_counter()
-                    name = f"shard-{k:05d}.npz"
-                    digest = write_shard(folder / name, arrays)
-                    count = int(len(arrays["action"]))
-                    manifest["shards"].append({
-                        "index": k, "file": name, "episodes": spec.episodes_per_shard, "decisions": count,
-                        "labelled": int((arrays["label"] >= 0).sum()),
-                        "deal_seeds": [first_deal_seed(spec.seed, k, spec.episodes_per_shard), spec.episodes_per_shard],
-                        "sha256": digest})
-                    manifest["shards"].sort(key=lambda s: s["index"])
-                    _write_manifest(folder, manifest)
-                    done += count
-                    fresh += count
-                    if bar is not None:
-                        bar.update(min(done, decisions) - bar.n)
-                        bar.set_postfix({"shards": len(manifest["shards"]),
-                                         "dec/s": f"{fresh / max(time.perf_counter() - t0, 1e-9):.0f}"}, refresh=False)
+        try:
+            while True:
+                units, by_workers = plan()
+                if not units:
+                    break
+                with played_units(player, [unit for _, unit in units], workers if by_workers else 1,
+                                  ray_address if by_workers else None) as results:
+                    for (job, (_, _, stop, _)), (arrays, seconds) in zip(units, results):
+                        played_seconds += seconds
+                        played_episodes += len(np.unique(arrays["episode"]))
+                        seen_rows += len(arrays["action"])
+                        seen_episodes += len(np.unique(arrays["episode"]))
+                        need = decisions - done() - pending()
+                        if job.cut and need <= 0:
+                            raise _CountReached
+                        reached = job.cut and len(arrays["action"]) >= need
+                        if reached:  # keep the episodes up to the one that reaches the count
+                            arrays = {k: v[arrays["episode"] <= arrays["episode"][need - 1]] for k, v in arrays.items()}
+                        job.pieces.append(arrays)
+                        if reached or stop == job.stop:
+                            finish(job)
+                        if bar is not None:
+                            bar.update(max(0, min(done() + pending(), decisions) - bar.n))
+                            bar.set_postfix({"shards": len(held)}, refresh=False)
+                        if reached:
+                            raise _CountReached
+        except _CountReached:
+            pass
     except KeyboardInterrupt:
-        raise Interrupted(f"{len(manifest['shards'])} finished shards ({done:,} decisions) are kept in {folder}; "
+        raise Interrupted(f"{len(held)} finished shards ({done():,} decisions) are kept in {folder}; "
                           "run the same command again to resume") from None
     finally:
         if bar is not None:
             bar.close()
+    manifest["shards"] = [held[k] for k in sorted(held)]
     _write_manifest(folder, manifest)
     return manifest
 
@@ -463,18 +631,40 @@ def _versions() -> dict[str, str]:
 
 
 def run_teach(args: Any) -> int:
-    """``whist teach``: make or resume a teacher dataset (:func:`teach`); prints its summary."""
+    """``whist teach``: make or resume a teacher dataset (:func:`teach`); prints its summary: the
+    decisions, shards, a last shard left part-way, and how far the count was passed (episodes
+    are stored whole)."""
     spec = TeachSpec(game=args.game, options=dict(args.option), teacher=args.teacher, student=args.student,
                      label_share=args.label_share, double_dummy=args.double_dummy, seed=args.seed,
                      episodes_per_shard=args.shard_episodes)
     try:
+        before = int(read_manifest(args.out).get("decisions") or 0)
+    except (OSError, ValueError):  # no dataset yet (teach says what is wrong with one it cannot read)
+        before = 0
+    try:
         manifest = teach(spec, args.decisions, args.out, workers=args.workers, ray_address=args.ray, progress=not args.quiet)
     except (ValueError, FileNotFoundError) as err:
         raise CommandError(str(err)) from None
-    print(f"{args.out}: {manifest['decisions']:,} decisions ({manifest['labelled']:,} labelled by {manifest['teacher']}) "
-          f"in {len(manifest['shards'])} shard{'s' if len(manifest['shards']) != 1 else ''}")
+    print(summary_line(manifest, args.out, args.decisions, before))
     return 0
 
 
+def summary_line(manifest: Mapping[str, Any], out: str | Path, decisions: int, before: int = 0) -> str:
+    """The line ``whist teach`` ends with: what the dataset in ``out`` holds after a run asked for
+    ``decisions`` (``before``: the decisions it held when the run began)."""
+    shards = manifest["shards"]
+    eps = int(manifest["episodes_per_shard"])
+    held = int(manifest["decisions"])
+    line = (f"{out}: {held:,} decisions ({manifest['labelled']:,} labelled by {manifest['teacher']}) "
+            f"in {len(shards)} shard{'s' if len(shards) != 1 else ''}")
+    if shards and int(shards[-1]["episodes"]) < eps:
+        line += f", the last with {shards[-1]['episodes']} of its {eps} episodes (a run asking for more completes it)"
+    if before >= decisions:
+        line += f"; it already held --decisions {decisions:,} or more: nothing added"
+    elif held > decisions:
+        line += f"; {held - decisions:,} over --decisions {decisions:,}: the run ends with the episode that reaches it"
+    return line
+
+
 __all__ = ["TeachSpec", "ShardPlayer", "teach", "discounted_returns", "read_manifest", "load_shard", "double_dummy_values", "first_deal_seed",
-           "run_teach"]
+           "run_teach", "summary_line", "UNIT_SECONDS"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +16,10 @@ from whist_env.envs.render import render_table
 from whist_env.rules.base import TrickTakingGame
 from whist_env.versions import module_name
 
+#: PettingZoo's ``api_test`` resets with ``options={"options": 1}`` to check that ``reset`` takes
+#: options; that one key alone is ignored (with a warning), every other unknown key is refused.
+API_TEST_PROBE = "options"
+
 
 class WhistEnv(AECEnv):
     """A Whist-family game as a PettingZoo AEC environment.
@@ -27,7 +32,7 @@ class WhistEnv(AECEnv):
       (:meth:`action_label`, :meth:`action_id`).
     * Rewards (RULES.md §1.9) are paid to every agent on the step that ends a hand.
     * ``reset(seed, options={"hands": {agent: [card, ...]}, "dealer": agent, <extra>: ...})``
-      fixes the first deal; ``ValueError`` on a broken deal.
+      fixes the first deal; ``ValueError`` on a broken deal or a key the game does not read.
     * Infos (every agent, every step): ``phase``, ``hand_number``, ``tricks_won``, ``score``,
       ``hand_points``; ``last_trick`` when a trick completes; ``last_hand`` on the step that ends
       a hand (``hand_number``, ``tricks_won``, ``hand_points`` and ``score`` of the finished hand:
@@ -138,8 +143,26 @@ class WhistEnv(AECEnv):
 
     # ------------------------------------------------------------------ reset / step
     def reset(self, seed: int | None = None, options: Mapping[str, Any] | None = None) -> None:
+        """Start a new episode (PettingZoo ``reset``).
+
+        Args:
+            seed: seeds the episode's deals (reproducible); ``None`` continues the env's generator.
+            options: ``None`` (a random first deal) or a fixed first deal: ``{"hands": {agent:
+                [card text, ...]}, "dealer": agent, <extra>: ...}`` with the game's own extras
+                (``game.deal_keys()`` lists every key, e.g. ``"turn_up"``); later hands are dealt
+                at random. The lone key ``"options"``, PettingZoo's ``api_test`` probe, is ignored
+                with a warning.
+        Raises:
+            ValueError: ``options`` is not a mapping, holds a key the game does not read (naming
+                it and the allowed ones), or gives a broken deal. Nothing is changed then: an env
+                never reset stays so, a running episode goes on.
+        """
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"reset options must be a mapping such as {{'hands': ..., 'dealer': ...}}, got {type(options).__name__}")
+        if options is not None and set(options) == {API_TEST_PROBE}:
+            warnings.warn(f"ignoring unknown reset option(s) {[API_TEST_PROBE]}: PettingZoo's api_test probe; "
+                          f"a fixed deal takes {sorted(self.game.deal_keys())}", stacklevel=2)
+            options = None
         deal = self._translate_deal(options) if options else None
         rng = np.random.default_rng(seed) if seed is not None else self.game.rng
         self.game.reset(rng, deal)  # a broken deal raises here, before anything (the generator too) changes
@@ -154,6 +177,9 @@ class WhistEnv(AECEnv):
         self.agent_selection = self.possible_agents[self.game.current_player]
 
     def _translate_deal(self, options: Mapping[str, Any]) -> dict[str, Any]:
+        """Reset options (agent names) -> the rules' fixed deal (seat numbers); ``ValueError``
+        on an unknown key, agent or dealer."""
+        self.game.check_deal_keys(options)
         deal = dict(options)
         if "hands" in deal and deal["hands"] is not None:
             hands = deal["hands"]

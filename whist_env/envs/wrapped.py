@@ -92,8 +92,13 @@ class WhistWrapper(OrderEnforcingWrapper):
         return self.env.metadata
 
     def reset(self, seed: int | None = None, options: dict[str, Any] | None = None) -> None:
+        """The raw env's ``reset``; the order-enforcing flags are set only once it has succeeded,
+        so that a refused reset (``ValueError``: bad options) leaves an env never reset as
+        un-reset, and a running episode as it was."""
+        self.env.reset(seed=seed, options=options)
+        self._has_reset = True
+        self._has_updated = True
         self._terminated = False
-        super().reset(seed=seed, options=options)
 
     def observe(self, agent: str) -> Any:
         if not self._has_reset:

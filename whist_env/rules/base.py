@@ -12,7 +12,6 @@ the seat itself otherwise). Hands and card sets are bitmasks (``whist_env.engine
 from __future__ import annotations
 
 import dataclasses
-import warnings
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -353,14 +352,24 @@ class TrickTakingGame:
         """Cards each seat must hold in a fixed first deal. Default: ``HAND_SIZE``."""
         return self.HAND_SIZE
 
-    def _parse_deal(self, deal: Mapping[str, Any]) -> FixedDeal:
-        allowed = {"hands", "dealer", *self.DEAL_EXTRAS}
-        unknown = sorted(set(deal) - allowed)
+    def deal_keys(self) -> tuple[str, ...]:
+        """The keys a fixed deal (:meth:`reset`, :meth:`redeal`) may hold: ``"hands"``,
+        ``"dealer"`` and the game's own :attr:`DEAL_EXTRAS` (e.g. ``"turn_up"``)."""
+        return ("hands", "dealer", *self.DEAL_EXTRAS)
+
+    def check_deal_keys(self, deal: Mapping[str, Any]) -> None:
+        """Refuse a fixed deal with a key this game does not read (a misspelt ``"hand"`` would
+        otherwise deal at random).
+
+        Raises:
+            ValueError: naming the unknown key(s) and :meth:`deal_keys`.
+        """
+        unknown = sorted(set(deal) - set(self.deal_keys()), key=str)
         if unknown:
-            # PettingZoo's api_test resets with a foreign options dict; like Gymnasium envs, ignore
-            # keys that are not ours, but say so.
-            warnings.warn(f"ignoring unknown reset option(s) {unknown}; known: {sorted(allowed)}", stacklevel=3)
-            deal = {k: v for k, v in deal.items() if k in allowed}
+            raise ValueError(f"unknown reset option(s) {unknown}; allowed: {sorted(self.deal_keys())}")
+
+    def _parse_deal(self, deal: Mapping[str, Any]) -> FixedDeal:
+        self.check_deal_keys(deal)
         dealer = deal.get("dealer")
         if dealer is not None and not (isinstance(dealer, (int, np.integer)) and 0 <= dealer < self.num_players):
             raise ValueError(f"dealer must be a seat 0..{self.num_players - 1}, got {dealer!r}")

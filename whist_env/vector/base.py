@@ -415,6 +415,7 @@ class VectorWhistEnv:
             try:
                 if not isinstance(deal, Mapping):
                     raise ValueError(f"a deal must be a mapping such as {{'hands': ..., 'dealer': ...}}, got {type(deal).__name__}")
+                self.rules.check_deal_keys(deal)  # a misspelt key is refused, as raw_env.reset refuses it
                 deal = dict(deal)
                 if deal.get("hands") is not None:
                     if not isinstance(deal["hands"], Mapping):
@@ -458,8 +459,8 @@ class VectorWhistEnv:
             ``(obs float32 [B, D], mask bool [B, A], seat int64 [B])``: the observation and the
             legal actions of the player to act in each game, and that player's seat.
         Raises:
-            ValueError: on a broken deal (as ``raw_env.reset`` says it), naming the game; or
-                ``options`` not of length B. Nothing is changed then.
+            ValueError: on a broken deal or a key the game does not read (as ``raw_env.reset``
+                says it), naming the game; or ``options`` not of length B. Nothing is changed then.
         """
         fixed = self._read_deals(options) if options is not None else {}
         self._start_episodes(self._games)

@@ -113,7 +113,8 @@ class SingleAgentWhistEnv(gymnasium.Env):
     Args:
         game: a name in ``whist_env.GAMES`` (e.g. ``"classic_whist"``) or an env module with
             ``raw_env(**options)``.
-        options: rule options of the game (RULES.md), e.g. ``{"honours": False}``.
+        options: rule options of the game (RULES.md), e.g. ``{"honours": False}``; they may
+            instead be given as keyword arguments (``rule_options``).
         learner_seat: the learner's seat ``0..N-1`` (or ``"player_i"``), or ``"random"`` to draw
             it anew at every reset.
         opponents: the policy of every seat the learner does not control: ``None`` (uniform
@@ -134,11 +135,15 @@ class SingleAgentWhistEnv(gymnasium.Env):
         render_mode: ``None`` or ``"ansi"`` (the table as text, from the learner's point of view);
             another mode (stable-baselines3's ``make_vec_env`` passes ``"rgb_array"``) warns, as
             ``gymnasium.make`` does, and then renders nothing.
+        **rule_options: rule options as keyword arguments, as the game's PettingZoo ``env()``
+            takes them: ``gymnasium.make("whist_env/ClassicWhist-v0", honours=False)``. Merged
+            with ``options``; a name given in both must have the same value there.
 
     Raises:
-        ValueError: on an unknown game, an invalid rule option (named by the game's options
-            check), a bad seat, an opponent mapping that misses a seat, ``partner="self"`` in a
-            game without partnerships, an unknown mode, or conflicting ``episode`` values.
+        ValueError: on an unknown game, an unknown or invalid rule option (the game's options
+            check, the same error as its ``env(**options)``), a bad seat, an opponent mapping that
+            misses a seat, ``partner="self"`` in a game without partnerships, an unknown mode, or
+            a rule option (``episode`` included) given twice with different values.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 1}
@@ -154,12 +159,17 @@ class SingleAgentWhistEnv(gymnasium.Env):
         illegal_action: str = "terminate",
         illegal_reward: float = -1.0,
         render_mode: str | None = None,
+        **rule_options: Any,
     ) -> None:
         super().__init__()
         self.game_name, self.game_module = _resolve_game(game)
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"options must be a mapping of rule options, got {type(options).__name__}")
         opts = dict(options or {})
+        for name, value in rule_options.items():
+            if name in opts and opts[name] != value:
+                raise ValueError(f"rule option {name}={value!r} conflicts with options[{name!r}]={opts[name]!r}")
+            opts[name] = value
         if episode is not None and "episode" in opts and opts["episode"] != episode:
             raise ValueError(f"episode={episode!r} conflicts with options['episode']={opts['episode']!r}")
         opts["episode"] = episode if episode is not None else opts.get("episode", "hand")
@@ -228,18 +238,34 @@ class SingleAgentWhistEnv(gymnasium.Env):
             seed: seeds the deal, the learner seat draw and the opponents (reproducible);
                 ``None`` continues the env's generator.
             options: passed to the underlying ``reset`` (e.g. ``{"hands": ..., "dealer": ...}``
-                to fix the first deal); ``ValueError`` on an inconsistent deal.
+                to fix the first deal).
+        Raises:
+            ValueError: an inconsistent deal, or a reset option the game does not read (naming
+                it and the allowed ones). Nothing is changed then (the env's generator, the
+                opponents' seeds, the learner seat, a running episode).
         """
+        saved_rng, saved_seed = self._np_random, self._np_random_seed
+        saved_state = None if saved_rng is None else saved_rng.bit_generator.state
         super().reset(seed=seed)
         rng = self.np_random
+        # every draw is made first, in a fixed order (opponent seeds, learner seat, deal seed), and
+        # applied only once the underlying reset has accepted the options
+        seedable = []
         if seed is not None:
-            for p in {id(p): p for p in self._policies.values()}.values():
-                if callable(getattr(p, "seed", None)):
-                    p.seed(int(rng.integers(2**63)))
-        if self._random_seat:
-            self.learner_seat = int(rng.integers(self.num_players))
-        self._learner_seats = self.controlled_seats(self.learner_seat)
-        self.raw.reset(seed=int(rng.integers(2**63)), options=options)
+            seedable = [p for p in {id(p): p for p in self._policies.values()}.values() if callable(getattr(p, "seed", None))]
+        policy_seeds = [int(rng.integers(2**63)) for _ in seedable]
+        learner_seat = int(rng.integers(self.num_players)) if self._random_seat else self.learner_seat
+        try:
+            self.raw.reset(seed=int(rng.integers(2**63)), options=options)
+        except Exception:
+            self._np_random, self._np_random_seed = saved_rng, saved_seed
+            if saved_rng is not None:
+                saved_rng.bit_generator.state = saved_state
+            raise
+        for policy, policy_seed in zip(seedable, policy_seeds):
+            policy.seed(policy_seed)
+        self.learner_seat = learner_seat
+        self._learner_seats = self.controlled_seats(learner_seat)
         self._episode_over = False
         reward = self._play_others()
         if self._episode_over:
