@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 import torch
 import yaml
+from stop_harness import stop_after_first_fit
 
 import training.learn.dataset as dataset_module
 from agents.learned.checkpoint import load_checkpoint
@@ -197,15 +198,7 @@ def test_the_trainer_counts_blocks_and_is_done(tmp_path, data):
 
 
 def stop_after_first_block(monkeypatch, trainer):
-    real = dataset_module.fit_samples
-
-    def once(*args, **kwargs):
-        out = real(*args, **kwargs)
-        trainer.request_stop()
-        return out
-
-    monkeypatch.setattr(dataset_module, "fit_samples", once)
-    return real
+    return stop_after_first_fit(monkeypatch, dataset_module, trainer)
 
 
 def test_a_stopped_warm_start_resumes_at_the_next_block(tmp_path, data, monkeypatch):

@@ -182,20 +182,15 @@ def test_a_stop_during_the_warm_start_resumes_it(tmp_path):
 def test_a_warm_start_stopped_after_its_first_chunk_and_resumed_ends_as_the_uninterrupted_run(tmp_path, monkeypatch):
     """Adam's moments of the warm start, the teacher's episode stream and everything PPO keeps
     (against the heuristic, random and the pool) carry over bit for bit."""
+    from stop_harness import stop_after_first_fit
+
     import training.learn.warm_start as warm_start_module
 
     whole = PPOTrainer(config_from_dict({**stack_config(tmp_path), "run_name": "whole"}))
     whole.train()
     cfg = config_from_dict(stack_config(tmp_path))
     stopped = PPOTrainer(cfg, run_dir=cfg.run_dir())
-    real = warm_start_module.fit_samples
-
-    def once(*args, **kwargs):
-        out = real(*args, **kwargs)
-        stopped.request_stop()
-        return out
-
-    monkeypatch.setattr(warm_start_module, "fit_samples", once)
+    real = stop_after_first_fit(monkeypatch, warm_start_module, stopped)
     stopped.train()
     assert stopped.stopped and 150 <= stopped.warm_decisions < 300
     monkeypatch.setattr(warm_start_module, "fit_samples", real)

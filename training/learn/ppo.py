@@ -64,7 +64,7 @@ from agents.learned.checkpoint import check_compatible, make_checkpoint, save_ch
 from agents.learned.network import ActorCritic, PolicyNet, architecture, masked_entropy, masked_log_probs, sample_actions
 from training.evaluation.seed_ranges import TRAINING
 from training.learn.config import ExperimentConfig
-from training.learn.rollout import LEARNER, Batch, RolloutStats, opponent_mix
+from training.learn.rollout import FIXED_KEYS, LEARNER, Batch, RolloutStats, opponent_mix
 from whist_env.envs.policy_action import policy_action
 from whist_env.envs.symmetry import SuitSymmetry
 from whist_env.provenance import source_commit
@@ -217,7 +217,7 @@ class SelfPlayCollector:
         self.reward_scale = float(reward_scale)
         self.mix, self.fixed = opponent_mix(mix, opponents)
         # controller keys: LEARNER, pool snapshots by serial (>= 0), fixed opponents after them
-        self._fixed_key = {label: 2**40 + k for k, label in enumerate(sorted(self.fixed))}
+        self._fixed_key = {label: FIXED_KEYS + k for k, label in enumerate(sorted(self.fixed))}
         self.central_critic = bool(central_critic)
         n = len(self.envs)
         self.controllers: list[list[int]] = [[] for _ in range(n)]  # per env, per seat: LEARNER or an opponent key
@@ -246,7 +246,7 @@ class SelfPlayCollector:
         from agents.base import RandomState
 
         snapshots = {str(key): self.opponent[i].state_dict() for i, controllers in enumerate(self.controllers)
-                     for key in set(controllers) if 0 <= key < 2**40}  # serials of pool snapshots (fixed opponents: 2**40 + k)
+                     for key in set(controllers) if 0 <= key < FIXED_KEYS}  # serials of pool snapshots
 
         def trajectory(tr: Trajectory) -> dict[str, Any]:
             def stacked(rows: list[np.ndarray]) -> torch.Tensor | None:
@@ -286,9 +286,9 @@ class SelfPlayCollector:
             if any(k not in by_key for k in keys):
                 raise ValueError(f"the stored line-ups play against {episode['label']!r}, which this run lacks")
             opponents.append(by_key[next(iter(keys))] if keys else None)
-        for label, random_state in state["opponents"].items():
-            if label not in self.fixed:
-                raise ValueError(f"the stored opponents include {label!r}, which this run lacks")
+        missing = [label for label in state["opponents"] if label not in self.fixed]
+        if missing:
+            raise ValueError(f"the stored opponents include {missing}, which this run lacks")
         for label, random_state in state["opponents"].items():
             self.fixed[label].set_random_state(random_state)
         for i, (env, episode) in enumerate(zip(self.envs, state["episodes"])):

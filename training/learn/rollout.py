@@ -10,7 +10,8 @@ from typing import Any
 
 import torch
 
-LEARNER = -1  # controller id of the current policy; snapshots use their serial number (>= 0), fixed opponents 2**40 + k
+LEARNER = -1  # controller id of the current policy; snapshots use their serial number (>= 0), fixed opponents FIXED_KEYS + k
+FIXED_KEYS = 2**40  # the first controller id of a fixed opponent (above every snapshot serial)
 
 
 @dataclass
