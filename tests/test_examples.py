@@ -7,8 +7,10 @@ a script whose library is not installed is skipped, naming the extra that brings
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -40,12 +42,15 @@ CACHES = ("torchinductor_",)
 
 
 @pytest.mark.parametrize("script", sorted(SCRIPTS))
-def test_example_runs_with_smoke(script, tmp_path):
+def test_example_runs_with_smoke(script, tmp_path, request):
     module, reason = SCRIPTS[script]
     if module is not None:
         pytest.importorskip(module, reason=reason)
-    scratch = tmp_path / "tmp"  # the script's temporary folder: it must leave nothing there
-    scratch.mkdir()
+    # The script's temporary folder: it must leave nothing there. It sits directly under the system's
+    # temporary folder, because multiprocessing's forkserver binds a socket inside it and a socket's
+    # path may not pass 107 bytes (pytest's tmp_path can, depending on its run number).
+    scratch = Path(tempfile.mkdtemp(prefix="ex-"))
+    request.addfinalizer(lambda: shutil.rmtree(scratch, ignore_errors=True))
     work = tmp_path / "work"
     work.mkdir()
     done = subprocess.run(
