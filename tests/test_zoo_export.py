@@ -21,10 +21,14 @@ import agents.learned.zoo as zoo_loader
 from agents.learned.checkpoint import load_checkpoint
 from training import cli
 from training.learn.config import config_from_dict
+from training.learn import ppo
 from training.learn.ppo import PPOTrainer
+from whist_env import provenance
 from training.learn.zoo import side_by_side, write_files_atomic
 
 REAL_ZOO = zoo_loader.ZOO_DIR
+#: The commits the tests train and export from: a clean checkout, whatever the working copy is.
+TRAINED_AT, EXPORTED_AT = "a" * 40, "b" * 40
 
 
 def hashes(folder: Path) -> dict[str, str]:
@@ -46,10 +50,22 @@ def shipped(tmp_path, monkeypatch, real_zoo_hashes):
     assert hashes(REAL_ZOO) == real_zoo_hashes
 
 
+@pytest.fixture(autouse=True)
+def clean_checkout(monkeypatch):
+    """Exports run from a clean commit unless a test says otherwise."""
+    monkeypatch.setattr(provenance, "source_commit", lambda: EXPORTED_AT)
+
+
 @pytest.fixture(scope="module")
 def run_dir(tmp_path_factory) -> Path:
-    """A finished two-update classic_whist run (training seed 3)."""
-    root = tmp_path_factory.mktemp("zoo_run")
+    """A finished two-update classic_whist run (training seed 3), trained at the clean commit :data:`TRAINED_AT`."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(ppo, "source_commit", lambda: TRAINED_AT)
+        return train_run(tmp_path_factory.mktemp("zoo_run"))
+
+
+def train_run(root: Path) -> Path:
+    """A finished two-update classic_whist run in ``root`` (training seed 3)."""
     cfg = config_from_dict({
         "game": "classic_whist", "options": {"episode": "hand", "honours": False}, "seed": 3, "log_dir": str(root), "run_name": "run",
         "train": {"total_steps": 128, "num_envs": 2, "rollout_steps": 32, "hidden_sizes": [16], "minibatch_size": 64,
@@ -78,6 +94,37 @@ def test_the_default_export_goes_to_the_run_folder_and_leaves_the_shipped_zoo_al
     assert evaluation["deals_per_opponent"] == 2 and evaluation["seed"] == 2027
     assert [r["agent_b"] for r in evaluation["results"]] == ["random", "heuristic"]
     assert f"wrote {pt} (" in out and "old (shipped)" in out  # the shipped agent's table beside it, for reference
+    manifest = json.loads(manifest.read_text())
+    assert (manifest["commit"], manifest["export_commit"], manifest["dirty"]) == (TRAINED_AT, EXPORTED_AT, False)
+    assert manifest["env_id"] == "whist/classic_whist-v0" and manifest["steps"] == 128 and manifest["teacher"] is None
+
+
+def test_a_run_from_uncommitted_code_is_refused_unless_allowed_and_the_manifest_says_so(shipped, tmp_path, capsys, monkeypatch):
+    monkeypatch.setattr(ppo, "source_commit", lambda: "c" * 40 + "-dirty")
+    run = train_run(tmp_path)
+    status, out, err = zoo_export(capsys, str(run), "--deals", "2")
+    assert status == 2 and out == "" and not (run / "zoo").exists()
+    assert err == ("whist zoo-export: error: the run was trained from ccccccc with uncommitted changes to the code or configs: "
+                   "nobody could rebuild this agent from the repository; commit and train again, or pass --allow-dirty "
+                   '(the manifest then records "dirty": true)\n')
+    status, _, err = zoo_export(capsys, str(run), "--deals", "0", "--allow-dirty")
+    assert status == 0, err
+    assert json.loads((run / "zoo" / "classic_whist.json").read_text())["dirty"] is True
+
+
+def test_an_export_from_a_dirty_checkout_or_of_an_unknown_commit_into_the_shipped_zoo_is_refused(shipped, run_dir, capsys,
+                                                                                                monkeypatch, tmp_path):
+    monkeypatch.setattr(provenance, "source_commit", lambda: EXPORTED_AT + "-dirty")
+    status, _, err = zoo_export(capsys, str(run_dir), "--out", str(tmp_path / "x"), "--deals", "0")
+    assert status == 2 and "this checkout (bbbbbbb) has uncommitted changes to the code or configs" in err
+    assert not (tmp_path / "x").exists()
+    monkeypatch.setattr(provenance, "source_commit", lambda: None)  # an installed package: no checkout
+    status, _, err = zoo_export(capsys, str(run_dir), "--out", str(tmp_path / "x"), "--deals", "0")
+    assert status == 0, err  # a user's own folder: the commit is not known, and that is no refusal
+    monkeypatch.setattr(ppo, "source_commit", lambda: None)
+    unknown = train_run(tmp_path / "unknown")
+    status, _, err = zoo_export(capsys, str(unknown), "--out", str(shipped), "--force", "--deals", "2000")
+    assert status == 2 and "the run was trained outside a git checkout (its commit is unknown)" in err
 
 
 def test_the_shipped_zoo_without_force_is_refused_before_any_evaluation(shipped, run_dir, capsys):

@@ -356,6 +356,19 @@ def configure_bid_stats(parser: argparse.ArgumentParser) -> None:
 
 
 # ---------------------------------------------------------------------------------- viewers
+def configure_curve(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist curve``."""
+    _examples(parser,
+              "Writes <out>/<game>/<run name>.csv per run folder (one row per in-training evaluation) and\n"
+              "<plots>/<game>.png per game: win rate against the heuristic and random by steps and by CPU-hours,\n"
+              "one line per run, with the 95% interval; docs/generate.py puts them on the game pages.\n\n"
+              "example:\n"
+              "  whist curve runs/classic_scratch_s0 runs/classic_scratch_s1")
+    parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="training run folders (config.yaml and event files)")
+    parser.add_argument("--out", default="reports/curves", help="folder of the CSVs, one subfolder per game (default: %(default)s)")
+    parser.add_argument("--plots", default="docs/assets/curves", help="folder of the figures, <game>.png (default: %(default)s)")
+
+
 def configure_plot(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``whist plot``."""
     _examples(parser,
@@ -418,6 +431,9 @@ def configure_zoo_export(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--force", action="store_true",
                         help="allow --out to be the shipped zoo, replacing its agent of the game: it also takes at least as many "
                              "--deals as the shipped agent's manifest, and the old and new tables are printed side by side first")
+    parser.add_argument("--allow-dirty", action="store_true",
+                        help="export a run trained (or exported) from a checkout with uncommitted changes to the code or configs, "
+                             "which nobody could rebuild; the manifest records \"dirty\": true")
     parser.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress bars")
     _examples(parser,
               "examples:\n"
@@ -485,6 +501,8 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str
                   "training.evaluation.bidding:run_bid_stats"),
     "plot": ("write PNG figures from the results store, tensorboard logs and game records", configure_plot,
              "training.viewers.plots:run_plot"),
+    "curve": ("the published learning curves: a training run's evaluations as CSV, and each game's figure",
+              configure_curve, "training.viewers.curves:run_curve"),
     "replay": ("write a self-contained HTML page that steps through a game record", configure_replay,
                "training.viewers.replay:run_replay"),
     "play": ("play a game in the terminal against any agents (heuristic, search, zoo, checkpoint, sb3, ...)", configure_play,

@@ -6,44 +6,26 @@ games are also registered there: ``pettingzoo.make("aec", "whist/classic_whist-v
 PettingZoo releases (down to 1.24, which some libraries pin) work without it.
 """
 
-from whist_env import (
-    bid_whist_v0,
-    classic_whist_v0,
-    cutthroat_whist_v0,
-    german_whist_v0,
-    minnesota_whist_v0,
-    romanian_whist_v0,
-)
+from whist_env import games
 from whist_env._version import __version__
 from whist_env.engine.cards import card_from_str, card_to_str
 from whist_env.versions import env_id
-from whist_env.wrappers import register_gymnasium_envs, register_pettingzoo_envs
 
-#: Game name -> module, for tools that pick a game by name.
-GAMES = {
-    "classic_whist": classic_whist_v0,
-    "minnesota_whist": minnesota_whist_v0,
-    "german_whist": german_whist_v0,
-    "romanian_whist": romanian_whist_v0,
-    "bid_whist": bid_whist_v0,
-    "cutthroat_whist": cutthroat_whist_v0,
-}
+#: Game name -> env module (``raw_env``, ``env``), for tools that pick a game by name: read from the
+#: registered descriptors (:mod:`whist_env.games`), live and read-only.
+GAMES = games.view(lambda spec: games.env_module(spec.name))
 
-# PettingZoo ids (whist_env.versions builds them): pettingzoo.make("aec", "whist/classic_whist-v0")
-register_pettingzoo_envs(GAMES)
-# Single-agent Gymnasium ids for SB3: gymnasium.make("whist_env/ClassicWhist-v0")
-register_gymnasium_envs(GAMES)
+# Imports every game module (each registers its descriptor) and registers the PettingZoo ids
+# (pettingzoo.make("aec", "whist/classic_whist-v0")) and the single-agent Gymnasium ids for SB3
+# (gymnasium.make("whist_env/ClassicWhist-v0")).
+games.discover()
 
 __all__ = [
     "GAMES",
     "__version__",
-    "bid_whist_v0",
     "card_from_str",
     "card_to_str",
-    "classic_whist_v0",
-    "cutthroat_whist_v0",
     "env_id",
-    "german_whist_v0",
-    "minnesota_whist_v0",
-    "romanian_whist_v0",
+    "games",
+    *(spec.module_name for spec in games.specs()),  # the game modules: from whist_env import classic_whist_v0
 ]

@@ -6,8 +6,39 @@ Options: RULES.md §6.11 and §1.9. Actions (``Discrete(82)``): card ids 0..53, 
 extras: ``"kitty"`` (6 card strings).
 """
 
+import sys
+
 from whist_env.envs.factory import make_env_functions
+from whist_env.games import BID, CARD_PLAY, DECLARATION, DISCARD, Decision, GameDocs, GameSpec, register
 from whist_env.rules.bid_whist import BidWhist
 
 raw_env, env = make_env_functions(BidWhist)
-__all__ = ["env", "raw_env"]
+
+SPEC = GameSpec(
+    name="bid_whist",
+    version=0,
+    rules=BidWhist,
+    decisions={
+        "auction": Decision(BID, "contract"),
+        "discard": Decision(DISCARD, "rollout"),
+        "declare": Decision(DECLARATION, "rollout"),
+        "play": Decision(CARD_PLAY, "solve"),
+    },
+    solver_depth=9,
+    vector="whist_env.vector.bid_whist:VectorBidWhist",
+    heuristic="agents.heuristics.bid_whist:BidWhistHeuristicAgent",
+    bids="contract",
+    docs=GameDocs(
+        "Bid Whist",
+        6,
+        "Four players in two partnerships, 54 cards with two jokers. One round of bidding (pass, or a level "
+        "`min_bid`…7 with a mode: uptown, downtown or no-trump) makes the highest bidder the declarer, who takes "
+        "the 6-card kitty, discards 6 cards one at a time, then names trump (or, in no-trump, the direction). "
+        "A contract at level *L* needs 6 + *L* books, the discards counting as one; made it scores *L* (doubled "
+        "in no-trump), set it loses as much. Game to `target_score` (default 7); `kitty=False` plays 52 cards "
+        "without kitty, and the jokers, wild deuces and ace options are in the table below.",
+    ),
+)
+register(SPEC, sys.modules[__name__])
+
+__all__ = ["SPEC", "env", "raw_env"]

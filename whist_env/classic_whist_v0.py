@@ -6,8 +6,34 @@
 the card ids. Reset extras: ``"turn_up"`` (a card of the dealer's hand).
 """
 
+import sys
+
 from whist_env.envs.factory import make_env_functions
+from whist_env.games import CARD_PLAY, Decision, GameDocs, GameSpec, register
 from whist_env.rules.classic import ClassicWhist
 
 raw_env, env = make_env_functions(ClassicWhist)
-__all__ = ["env", "raw_env"]
+
+SPEC = GameSpec(
+    name="classic_whist",
+    version=0,
+    rules=ClassicWhist,
+    decisions={"play": Decision(CARD_PLAY, "solve")},
+    solver_depth=8,
+    vector="whist_env.vector.classic:VectorClassicWhist",
+    heuristic="agents.heuristics.classic:ClassicHeuristicAgent",
+    evaluation_options={"honours": False},  # honours are dealt luck (RULES.md §2.7)
+    docs=GameDocs(
+        "Classic Whist",
+        2,
+        "Four players in two fixed partnerships play 13 tricks with the full 52-card deck. Trump is the suit of "
+        "the dealer's last card, turned up and kept in the dealer's hand (or follows a fixed rotation with "
+        '`trump_mode="fixed_rotation"`). Players must follow suit if able. A side that takes *t* ≥ 7 tricks '
+        "scores *t* − 6; honours (A, K, Q, J of trump, as dealt) add 4 or 2 points unless the side is one point "
+        "from the target. A game ends at `target_score` (default 5), or after `num_hands` hands; `best_of` "
+        "makes a match, and `allow_revoke` turns on the optional revoke mode.",
+    ),
+)
+register(SPEC, sys.modules[__name__])
+
+__all__ = ["SPEC", "env", "raw_env"]

@@ -6,8 +6,32 @@ Options (RULES.md §3.7, §1.9): ``target_score``, ``doubling_variation``, ``gra
 ``"play"`` they play the card.
 """
 
+import sys
+
 from whist_env.envs.factory import make_env_functions
+from whist_env.games import BID, CARD_PLAY, Decision, GameDocs, GameSpec, register
 from whist_env.rules.minnesota import MinnesotaWhist
 
 raw_env, env = make_env_functions(MinnesotaWhist)
-__all__ = ["env", "raw_env"]
+
+SPEC = GameSpec(
+    name="minnesota_whist",
+    version=0,
+    rules=MinnesotaWhist,
+    decisions={"bid_card": Decision(BID, "heuristic"), "play": Decision(CARD_PLAY, "solve")},
+    solver_depth=8,
+    vector="whist_env.vector.minnesota:VectorMinnesotaWhist",
+    heuristic="agents.heuristics.minnesota:MinnesotaHeuristicAgent",
+    docs=GameDocs(
+        "Minnesota Whist",
+        3,
+        "Classic Whist's four players and partnerships, but never a trump suit. Before play each player chooses "
+        "one card of their hand as a face-down *bid card*: a black card votes High, a red card Low. The cards are "
+        "revealed in turn until the first black one, whose side is *Grand*; the hand is then High (a side with "
+        "*t* ≥ 7 tricks scores *t* − 6), and if all four are red it is Low (a side with *t* ≥ 7 tricks *loses* "
+        "*t* − 6). Game to `target_score` (default 13).",
+    ),
+)
+register(SPEC, sys.modules[__name__])
+
+__all__ = ["SPEC", "env", "raw_env"]

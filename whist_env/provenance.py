@@ -4,8 +4,9 @@ datasets, stored matches and benchmark reports (docs/versioning.md).
 Only a checkout whose top level is the folder holding the ``whist_env`` package counts: an
 installed wheel in a virtual environment that happens to sit inside another git repository
 (``myproject/.venv/...``) has no commit of its own, and reports none rather than that repository's.
-A checkout is *dirty* when a tracked file of the code that plays and learns (:data:`CODE_PATHS`)
-differs from its commit; reports, docs and run folders written beside the code do not count.
+A checkout is *dirty* when a tracked file of the code that plays and learns, or of its configs
+(:data:`CODE_PATHS`), differs from its commit; reports, docs and run folders written beside the code
+do not count.
 
 This module imports nothing from ``whist_env``, so every layer can use it.
 """
@@ -18,7 +19,7 @@ from functools import lru_cache
 from pathlib import Path
 
 #: Paths, relative to the checkout's top level, whose changes mark a commit ``-dirty``.
-CODE_PATHS: tuple[str, ...] = ("whist_env", "agents", "training", "pyproject.toml")
+CODE_PATHS: tuple[str, ...] = ("whist_env", "agents", "training", "configs", "pyproject.toml")
 
 _ROOT = Path(__file__).resolve().parent.parent
 

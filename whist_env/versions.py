@@ -6,41 +6,52 @@ kept (one code path per game): it moves to :data:`RETIRED` and every id of it is
 message naming the new one. The golden playthroughs in ``tests/golden/`` pin the current version of
 each env (re-record them with ``python -m tests.golden.record`` after a deliberate change).
 
-This module imports nothing from ``whist_env``, so every layer (registration, the env's
-``metadata["name"]``, the tests) can build ids from it without an import cycle.
+The versions are the descriptors' (:mod:`whist_env.games`): a bump is a new ``version`` in the game's
+``GameSpec`` and the old one added to its ``retired``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 
-#: Game name -> the version of its environment (the ``N`` of ``whist/<game>-vN``).
-ENV_VERSIONS: dict[str, int] = {
-    "classic_whist": 0,
-    "minnesota_whist": 0,
-    "german_whist": 0,
-    "romanian_whist": 0,
-    "bid_whist": 0,
-    "cutthroat_whist": 0,
-}
+from whist_env import games
+
+#: Game name -> the version of its environment (the ``N`` of ``whist/<game>-vN``), read from each
+#: game's descriptor (``GameSpec.version``; a live, read-only view of :mod:`whist_env.games`).
+ENV_VERSIONS: Mapping[str, int] = games.view(lambda spec: spec.version)
+
+
+class _Retired(Mapping):
+    """``(game name, retired env version) -> the package version whose release retired it``, read
+    from the descriptors' ``retired`` (live, read-only)."""
+
+    def _items(self) -> dict[tuple[str, int], str]:
+        return {(s.name, v): release for s in games.specs() for v, release in s.retired.items()}
+
+    def __getitem__(self, key: tuple[str, int]) -> str:
+        return self._items()[key]
+
+    def __iter__(self) -> Iterator[tuple[str, int]]:
+        return iter(self._items())
+
+    def __len__(self) -> int:
+        return len(self._items())
+
 
 #: (game name, retired env version) -> the package version (``whist_env.__version__``) whose
-#: release retired it. Empty until a first bump, e.g. ``{("classic_whist", 0): "0.2.0"}``.
-RETIRED: dict[tuple[str, int], str] = {}
+#: release retired it: each descriptor's ``retired`` (empty until a first bump).
+RETIRED: Mapping[tuple[str, int], str] = _Retired()
 
 
 def _known(game: str) -> int:
-    try:
-        return ENV_VERSIONS[game]
-    except KeyError:
-        raise ValueError(f"unknown game {game!r}: one of {sorted(ENV_VERSIONS)}") from None
+    return games.spec(game).version
 
 
 def env_version(game: str) -> int:
     """The current version (an int, 0 for ``-v0``) of ``game``'s environment.
 
     Raises:
-        ValueError: ``game`` is not one of :data:`ENV_VERSIONS`.
+        ValueError: ``game`` is not a registered game.
     """
     return _known(game)
 

@@ -33,8 +33,10 @@ from training.errors import CommandError, Interrupted
 
 
 def make_evaluator(config: Any, opponents: dict[str, Any], num_deals: int, say: Callable[[str], Any] | None = None) -> Any:
-    """``f(net, step) -> {"eval/<opponent>/win_rate": float, "eval/<opponent>/points_per_hand": float,
-    "eval/<opponent>/points_per_hand_ci_low": float, "eval/<opponent>/points_per_hand_ci_high": float}``.
+    """``f(net, step) -> {"eval/<opponent>/win_rate": float, "eval/<opponent>/win_rate_ci_low": float,
+    "eval/<opponent>/win_rate_ci_high": float, "eval/<opponent>/points_per_hand": float,
+    "eval/<opponent>/points_per_hand_ci_low": float, "eval/<opponent>/points_per_hand_ci_high": float}``
+    (the ``_ci_`` pairs: 95% intervals).
 
     Plays ``num_deals`` duplicate deals of the current network (greedy) against each opponent and,
     with ``say``, reports each as one line: ``eval @ step 300,000 vs heuristic: win rate 41.5%
@@ -52,8 +54,9 @@ def make_evaluator(config: Any, opponents: dict[str, Any], num_deals: int, say: 
             res = evaluate_pair(config.game, agent, opponent, num_deals, seed=config.eval.seed, options=config.options,
                                 duplicate=config.eval.duplicate)
             out[f"eval/{label}/win_rate"] = res.win_rate
+            out[f"eval/{label}/win_rate_ci_low"], out[f"eval/{label}/win_rate_ci_high"] = res.win_rate_ci
             out[f"eval/{label}/points_per_hand"] = res.points_per_hand
-            # the 95% interval, drawn as a band by `whist plot`
+            # the 95% intervals, drawn as bands by `whist plot` and the learning curves
             out[f"eval/{label}/points_per_hand_ci_low"], out[f"eval/{label}/points_per_hand_ci_high"] = res.points_per_hand_ci
             if say is not None:
                 lo, hi = res.win_rate_ci

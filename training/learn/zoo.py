@@ -4,8 +4,10 @@ It writes two files into ``RUN_DIR/zoo`` (or ``--out DIR``):
 
 * ``<game>.pt``: a checkpoint with the actor only (no critic, optimizer or opponent pool), a few
   MB at most; it loads with ``weights_only=True`` and plays as ``zoo:<game>``;
-* ``<game>.json``: the manifest: game and rule options, the training config, seed, the commit
-  that trained it, steps (after the warm start) and warm-start decisions, wall time, and the
+* ``<game>.json``: the manifest: game and rule options, the env id it was trained on, the
+  training config, seed, the commit that trained it and the one that exported it (``"dirty"``:
+  either had uncommitted changes, exported with ``--allow-dirty``), the RL steps (``steps``,
+  after the warm start) and warm-start decisions, the teacher data (its manifest's sha256), wall time, and the
   evaluation table: duplicate deals against ``random`` and ``heuristic`` on evaluation seeds
   that training never used, with 95% intervals (``training.evaluation.match``), and for Romanian
   and Bid Whist the bidding statistics of those matches (exact bids, contracts made:
@@ -13,6 +15,9 @@ It writes two files into ``RUN_DIR/zoo`` (or ``--out DIR``):
 
 The evaluation deals come from the match seed ``--seed`` (default 2027), in
 ``training.evaluation.seed_ranges.REPORT``: the table is a published figure.
+
+Every shipped agent is rebuildable: an export from a run trained, or run, with uncommitted changes
+to the code or configs is refused unless ``--allow-dirty`` (:func:`check_provenance`).
 
 Replacing a shipped agent (``--out`` the shipped zoo, :data:`agents.learned.zoo.ZOO_DIR`, whose
 ``<game>.pt`` is what ``zoo:<game>`` plays for everyone) takes ``--force`` and at least as many
@@ -107,6 +112,37 @@ def check_destination(game: str, out_dir: str | os.PathLike, deals: int, force: 
                          f"got --deals {deals:,}: pass --deals {needed}")
 
 
+def check_provenance(run_commit: str | None, export_commit: str | None, shipped: bool, allow_dirty: bool) -> bool:
+    """Refuse an agent that nobody could rebuild from the repository, unless ``allow_dirty``.
+
+    An agent is rebuildable when the run was trained from a commit without uncommitted changes to
+    the code or configs (``whist_env.provenance``: no ``-dirty``) and the evaluation runs from one
+    too. Into the shipped zoo, a run whose commit is unknown (trained outside a git checkout) is
+    refused as well.
+
+    Args:
+        run_commit: the commit that trained the run (its checkpoint's ``extra["commit"]``), or None.
+        export_commit: the commit running the export, or None outside a checkout.
+        shipped: the destination is the shipped zoo.
+        allow_dirty: export anyway (the manifest's ``"dirty"`` then says so).
+    Returns:
+        whether the agent is not rebuildable (the manifest's ``"dirty"``).
+    Raises:
+        ValueError: one line saying which commit is dirty and what to do.
+    """
+    dirty = any(c is not None and c.endswith("-dirty") for c in (run_commit, export_commit)) or (shipped and run_commit is None)
+    if dirty and not allow_dirty:
+        if run_commit is None:
+            why = "the run was trained outside a git checkout (its commit is unknown)"
+        elif run_commit.endswith("-dirty"):
+            why = f"the run was trained from {run_commit[:7]} with uncommitted changes to the code or configs"
+        else:
+            why = f"this checkout ({export_commit[:7]}) has uncommitted changes to the code or configs"
+        raise ValueError(f"{why}: nobody could rebuild this agent from the repository; commit and train again, "
+                         "or pass --allow-dirty (the manifest then records \"dirty\": true)")
+    return dirty
+
+
 def _check_seed(config: dict[str, Any], seed: int) -> None:
     from training.evaluation.seed_ranges import REPORT, check_range
 
@@ -118,7 +154,7 @@ def _check_seed(config: dict[str, Any], seed: int) -> None:
 def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, deals: int, seed: int,
                      opponents: tuple[str, ...] = ("random", "heuristic"), progress: bool = False,
                      force: bool = False, before_write: Callable[[dict[str, Any]], None] | None = None,
-                     ) -> tuple[Path, Path, list[Any]]:
+                     allow_dirty: bool = False) -> tuple[Path, Path, list[Any]]:
     """Evaluate ``run_dir``'s ``checkpoints/final.pt`` and write the zoo files of its game.
 
     Every check runs before the evaluation, so a refused export costs no evaluation and changes
@@ -135,6 +171,8 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
         opponents: agent specs evaluated against.
         progress: show progress bars.
         force: allow ``out_dir`` to be the shipped zoo.
+        allow_dirty: export an agent that is not rebuildable from the repository
+            (:func:`check_provenance`); its manifest says so (``"dirty": true``).
         before_write: called with the new manifest (a JSON-ready dict) after the evaluation and
             before any file is written, e.g. to print it beside the shipped one.
     Returns:
@@ -143,8 +181,9 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     Raises:
         FileNotFoundError: the run has no ``final.pt``.
         ValueError: a checkpoint that cannot be read, ``deals < 0``, ``seed`` outside ``REPORT`` or
-            equal to the training seed, or an export into the shipped zoo that :func:`check_destination`
-            refuses.
+            equal to the training seed, an export into the shipped zoo that :func:`check_destination`
+            refuses, or a run trained or exported from uncommitted code without ``allow_dirty``
+            (:func:`check_provenance`).
     """
     import torch
 
@@ -153,7 +192,9 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     from agents.registry import make_agent, play_time_agent
     from training.evaluation.bidding import bidding_stats, json_ready
     from training.evaluation.match import evaluate_pair
+    from whist_env import provenance
     from whist_env.records import read_records
+    from whist_env.versions import env_id
 
     run_dir, out_dir = Path(run_dir), Path(out_dir)
     final = run_dir / "checkpoints" / "final.pt"
@@ -164,6 +205,9 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
     if deals < 0:
         raise ValueError(f"--deals must be >= 0 (0: no evaluation table), got {deals}")
     check_destination(game, out_dir, deals, force)
+    extra = ckpt.get("extra") or {}
+    export_commit = provenance.source_commit()
+    dirty = check_provenance(extra.get("commit"), export_commit, is_shipped_zoo(out_dir), allow_dirty)
     actor = actor_from_checkpoint(ckpt)
     agent = play_time_agent(NeuralAgent(actor, name=f"zoo:{game}", game=game, trained_options=options,
                                         exact_open_play=exact_open_play_of(ckpt)), game)
@@ -177,7 +221,6 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
                                          options=train_options, progress=progress, records_path=records))
             if records is not None:  # the exact-bid share or the contracts made, both players of the match
                 bidding[spec] = bidding_stats(read_records(records)).get(game, {})
-    extra = ckpt.get("extra") or {}
     zoo_ckpt = make_checkpoint(model=actor, game=game, options=options, obs_size=int(ckpt["obs_size"]),
                                num_actions=int(ckpt["num_actions"]), hidden_sizes=list(ckpt["hidden_sizes"]),
                                bid_features=list(ckpt.get("bid_features") or []), architecture=ckpt.get("architecture"),
@@ -191,6 +234,9 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
         "config": config,
         "seed": config.get("seed"),
         "commit": extra.get("commit"),
+        "export_commit": export_commit,
+        "dirty": dirty,
+        "env_id": env_id(game, trained_env_version(ckpt)),
         "steps": int(ckpt.get("global_step", 0)),
         "warm_start_decisions": int(extra.get("warm_decisions", 0)),
         "teacher": teacher_record(config),
@@ -215,20 +261,23 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
 
 def teacher_record(config: Mapping[str, Any]) -> dict[str, Any] | None:
     """What the agent learned from before PPO, for its manifest: the warm start's teacher, its
-    dataset (folder, teacher, decisions, the wall time of making it) or generated decisions;
-    ``None`` without a warm start."""
+    dataset (folder, the sha256 of its manifest file, whose shard hashes pin the data; teacher,
+    decisions, the wall time of making it) or generated decisions; ``None`` without a warm start."""
     ws = config.get("warm_start")
     if not ws:
         return None
     if not ws.get("dataset"):
         return {"teacher": ws.get("teacher"), "decisions": ws.get("decisions"), "dataset": None}
-    from training.learn.teach import read_manifest
+    import hashlib
+
+    from training.learn.teach import MANIFEST, read_manifest
 
     try:
         data = read_manifest(ws["dataset"])
+        digest = hashlib.sha256((Path(ws["dataset"]) / MANIFEST).read_bytes()).hexdigest()
     except (OSError, ValueError):
-        return {"dataset": ws["dataset"], "teacher": None, "decisions": None}
-    return {"dataset": ws["dataset"], "teacher": data.get("teacher"), "student": data.get("student"),
+        return {"dataset": ws["dataset"], "teacher": None, "decisions": None, "manifest_sha256": None}
+    return {"dataset": ws["dataset"], "manifest_sha256": digest, "teacher": data.get("teacher"), "student": data.get("student"),
             "decisions": data.get("decisions"), "labelled": data.get("labelled"), "seed": data.get("seed"),
             "commit": data.get("commit"), "wall_seconds": data.get("wall_seconds"), "epochs": ws.get("epochs")}
 
@@ -362,8 +411,9 @@ def run_zoo_export(args: Any) -> int:
 
     Raises:
         CommandError: no finished run there, an unreadable checkpoint, a seed outside
-            ``seed_ranges.REPORT`` or equal to the training seed, or a refused destination
-            (all before the evaluation; nothing is written then).
+            ``seed_ranges.REPORT`` or equal to the training seed, a refused destination, or a
+            run from uncommitted code without ``--allow-dirty`` (all before the evaluation;
+            nothing is written then).
         Interrupted: Ctrl-C (the files are written together at the end: both or neither).
     """
     from training.evaluation.match import format_table
@@ -386,7 +436,8 @@ def run_zoo_export(args: Any) -> int:
 
     try:
         pt_path, json_path, results = export_zoo_agent(run_dir, out, args.deals, args.seed, progress=not args.quiet,
-                                                       force=args.force, before_write=show_and_keep)
+                                                       force=args.force, before_write=show_and_keep,
+                                                       allow_dirty=args.allow_dirty)
     except (FileNotFoundError, ValueError) as exc:
         raise CommandError(str(exc)) from None
     except OSError as exc:

@@ -16,27 +16,17 @@ form. Games supported: :data:`GAMES`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import torch
 
+from whist_env import games
 from whist_env.vector.base import VectorWhistEnv
-from whist_env.vector.bid_whist import VectorBidWhist
-from whist_env.vector.classic import VectorClassicWhist
-from whist_env.vector.cutthroat import VectorCutthroatWhist
-from whist_env.vector.german import VectorGermanWhist
-from whist_env.vector.minnesota import VectorMinnesotaWhist
-from whist_env.vector.romanian import VectorRomanianWhist
 
-#: Game name -> batched environment class, for the games the batched engine plays.
-GAMES: dict[str, type[VectorWhistEnv]] = {
-    "bid_whist": VectorBidWhist,
-    "classic_whist": VectorClassicWhist,
-    "cutthroat_whist": VectorCutthroatWhist,
-    "german_whist": VectorGermanWhist,
-    "minnesota_whist": VectorMinnesotaWhist,
-    "romanian_whist": VectorRomanianWhist,
-}
+#: Game name -> batched environment class, for the games the batched engine plays (each game's
+#: descriptor names its class: ``GameSpec.vector``); live and read-only.
+GAMES: Mapping[str, type[VectorWhistEnv]] = games.view(lambda spec: games.load(spec.vector), where=lambda spec: spec.vector is not None)
 
 
 def make(game: str, num_envs: int, device: str | torch.device = "cpu", seed: int = 0, **options: Any) -> VectorWhistEnv:
@@ -60,14 +50,4 @@ def make(game: str, num_envs: int, device: str | torch.device = "cpu", seed: int
     return GAMES[game](num_envs, device=device, seed=seed, **options)
 
 
-__all__ = [
-    "GAMES",
-    "VectorBidWhist",
-    "VectorClassicWhist",
-    "VectorCutthroatWhist",
-    "VectorGermanWhist",
-    "VectorMinnesotaWhist",
-    "VectorRomanianWhist",
-    "VectorWhistEnv",
-    "make",
-]
+__all__ = ["GAMES", "VectorWhistEnv", "make"]
