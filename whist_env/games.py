@@ -196,8 +196,8 @@ def register(spec: GameSpec, module: types.ModuleType | None = None) -> GameSpec
             made from ``spec.rules`` and installed as ``whist_env.<name>_v<N>`` (``sys.modules``),
             so that the game needs no module file of its own.
     Raises:
-        ValueError: another descriptor is registered under the same name, or ``module`` has no
-            ``raw_env`` / ``env``.
+        ValueError: another descriptor is registered under the same name, ``module`` has no
+            ``raw_env`` / ``env``, or its name is not ``<name>_v<version>``.
     """
     if not isinstance(spec, GameSpec):
         raise ValueError(f"register takes a GameSpec, got {type(spec).__name__}")
@@ -208,6 +208,8 @@ def register(spec: GameSpec, module: types.ModuleType | None = None) -> GameSpec
         module = sys.modules.get(f"whist_env.{spec.module_name}") or _env_module(spec)
     if not (callable(getattr(module, "raw_env", None)) and callable(getattr(module, "env", None))):
         raise ValueError(f"{spec.name}: its env module must define raw_env() and env()")
+    if module.__name__.rsplit(".", 1)[-1] != spec.module_name:
+        raise ValueError(f"{spec.name} version {spec.version} belongs in a module named {spec.module_name}, not {module.__name__}")
     _SPECS[spec.name] = spec
     _MODULES[spec.name] = module
     if _ids_registered:
