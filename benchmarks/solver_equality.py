@@ -1,7 +1,8 @@
 """The compiled double-dummy solver held equal to its references on the large position sets.
 
-* Classic and Minnesota Whist: ``--dds`` positions each against DDS (endplay), from 13 tricks left
-  down to 1, stopped at every position of a trick (sizes and positions cycle with the seed);
+* every game whose card play DDS can value under its default options (:func:`dds_games`: Classic
+  and Minnesota Whist): ``--dds`` positions each against DDS (endplay), from 13 tricks left down
+  to 1, stopped at every position of a trick (sizes and positions cycle with the seed);
 * Minnesota Low (misère): ``--brute`` positions against brute-force minimax through the rules
   (``tests/test_double_dummy.py``'s), up to 3 tricks left;
 * every other game, under every option that changes the trick context: ``--reference`` positions
@@ -25,7 +26,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
 from test_double_dummy import COMPILED_CASES, brute_card_values, brute_force, ending, solver_of  # noqa: E402
 
-from agents.search.solving import dds_card_values  # noqa: E402
+import whist_env  # noqa: E402
+from agents.search.solving import bridge_like, dds_card_values  # noqa: E402
 from whist_env.engine.compiled_double_dummy import CompiledDoubleDummySolver  # noqa: E402
 from whist_env.engine.double_dummy import DoubleDummySolver  # noqa: E402
 
@@ -47,6 +49,13 @@ def positions(game_name: str, options, max_tricks: int, first_seed: int, count: 
         seed += 1
 
 
+def dds_games() -> list[str]:
+    """The registered games whose card play DDS can value under their default options (a position
+    of each is :func:`agents.search.solving.bridge_like`: four seats in two partnerships, no
+    jokers, natural ranking, no must-trump), in the registry's order."""
+    return [name for name in whist_env.GAMES if bridge_like(ending(name, {}, 1, 10_000).game)]
+
+
 def report(name: str, count: int, failures: list[int], started: float) -> None:
     first = f", first at seed {failures[0]}" if failures else ""
     print(f"{name:<40} {count:5d} positions {len(failures):4d} mismatches{first}  ({time.process_time() - started:.0f} CPU s)", flush=True)
@@ -65,7 +74,7 @@ def main() -> int:
     if not 1 <= args.max_tricks <= 8:
         parser.error(f"--max-tricks must be 1..8 (the reference solver's reach), got {args.max_tricks}")
     bad = 0
-    for game_name in ("classic_whist", "minnesota_whist"):
+    for game_name in dds_games():
         started, failures = time.process_time(), []
         for seed, env in positions(game_name, {}, 13, 10_000, args.dds):
             g = env.game

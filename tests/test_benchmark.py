@@ -11,6 +11,7 @@ import json
 from pathlib import Path
 
 import pytest
+from registry_helpers import set_version
 
 import whist_env
 from training.cli import main
@@ -296,14 +297,14 @@ def test_the_page_names_the_reports_it_leaves_out(tmp_path, cheap_protocol, monk
     heuristic["complete"] = False
     heuristic["rungs"][0]["deals"] = 2  # and 4 against the zoo
     (reports / GAME / "heuristic.json").write_text(json.dumps(heuristic))
-    monkeypatch.setitem(whist_env.versions.ENV_VERSIONS, GAME, 1)
+    set_version(monkeypatch, GAME, 1)
     table = benchmark.results_markdown(GAME, reports)
     assert "| `" not in table  # no row: neither report is a result of today's env
     assert "No complete benchmark report of romanian_whist under protocol v1 and `whist/romanian_whist-v1`" in table
     assert "Not in the table: `random`, played on `whist/romanian_whist-v0`; the env is now `whist/romanian_whist-v1`." in table
     assert "Not in the table: `heuristic`, played on `whist/romanian_whist-v0`" in table
     assert table.endswith(".\n")  # like a table: the page then leaves a blank line before the next heading
-    monkeypatch.setitem(whist_env.versions.ENV_VERSIONS, GAME, 0)
+    set_version(monkeypatch, GAME, 0)
     table = benchmark.results_markdown(GAME, reports)
     assert [line.split("|")[1].strip() for line in table.splitlines() if line.startswith("| `")] == ["`random`"]
     assert "Not in the table: `heuristic`, incomplete (6 deals played so far)." in table

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from registry_helpers import set_version
 
 from agents.learned.checkpoint import load_checkpoint, make_checkpoint, save_checkpoint
 from agents.learned.network import ActorCritic
@@ -180,7 +181,7 @@ def test_a_checkpoint_records_the_env_version_it_was_trained_on(tmp_path, monkey
     argv = ["eval", "--game", "classic_whist", "--agents", f"checkpoint:{path}", "random", "--deals", "1", "--quiet"]
     assert main(argv) == 0
     assert "was trained on" not in capsys.readouterr().err
-    monkeypatch.setitem(versions.ENV_VERSIONS, "classic_whist", 1)  # as if the env had been bumped since
+    set_version(monkeypatch, "classic_whist", 1)  # as if the env had been bumped since
     assert small_ckpt()[2]["env_version"] == 1
     assert small_ckpt(env_version=0)[2]["env_version"] == 0  # a re-export keeps the version it was trained on
     assert main(argv) == 0

@@ -184,3 +184,61 @@ def test_replay_page_assets_are_package_data():
     assets = sorted(p.name for p in (ROOT / "training" / "viewers" / "assets").iterdir())
     assert assets == ["replay.css", "replay.html", "replay.js"]
     assert all(any(Path(f"assets/{a}").match(pattern) for pattern in shipped) for a in assets)
+
+
+def test_search_imports_no_game():
+    """agents/search asks the rules and the game's descriptor what a decision means
+    (``whist_env.games``, ``TrickTakingGame.bid_meaning`` ...): it imports no game's own rules
+    module, env module or class, only variant-free modules (``whist_env.rules.base``, ``worlds``)."""
+    import importlib
+
+    from whist_env import games
+
+    variants = {spec.rules.__module__ for spec in games.specs()} | {f"whist_env.{spec.module_name}" for spec in games.specs()}
+
+    def home(target: str) -> str | None:
+        """The module that ``target`` (a module, or a name in one) comes from, if it is found."""
+        try:
+            return importlib.import_module(target).__name__
+        except ImportError:
+            parent, _, name = target.rpartition(".")
+            try:
+                value = getattr(importlib.import_module(parent), name)
+            except (ImportError, AttributeError, ValueError):
+                return None
+            return getattr(value, "__module__", None) if isinstance(value, type) else parent
+
+    bad = [(mod, target) for mod, path in modules().items() if mod == "agents.search" or mod.startswith("agents.search.")
+           for target in raw_imports(path) if target.startswith("whist_env") and home(target) in variants]
+    assert not bad, bad
+
+
+def game_tables(path: Path, names: set[str]) -> list[int]:
+    """Lines of ``path`` holding a table written by game name: a dict literal with a game name as a
+    key, or a tuple, list or set literal with two or more game names."""
+    lines = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Dict):
+            keyed = any(isinstance(k, ast.Constant) and k.value in names for k in node.keys)
+        elif isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+            keyed = len({e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in names}) >= 2
+        else:
+            continue
+        if keyed:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_no_table_lists_games_by_name():
+    """DESIGN.md: every table that lists games is derived from the games' descriptors
+    (whist_env.games), never written by name; only a game's own module names it."""
+    from whist_env import games
+
+    names = set(games.names())
+    own_module = re.compile(r"[a-z][a-z0-9_]*_v\d+\.py")
+    files = [*modules().values(), *(ROOT / "benchmarks").rglob("*.py"), *(ROOT / "examples").rglob("*.py"),
+             ROOT / "docs" / "generate.py"]
+    hits = [f"{path.relative_to(ROOT)}:{line}" for path in files
+            if not (path.parent == ROOT / "whist_env" and own_module.fullmatch(path.name))
+            for line in game_tables(path, names)]
+    assert not hits, f"tables written by game name (derive them from whist_env.games): {hits}"

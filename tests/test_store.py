@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from registry_helpers import set_version
 
 from agents.random_agent import RandomAgent
 from training.cli import main
@@ -210,12 +211,10 @@ def test_league_names_players_by_canonical_spec(tmp_path, capsys):
 
 def test_match_is_keyed_by_env_version(tmp_path, monkeypatch):
     """Deals played on a bumped-away env version are another match, and not listed by default."""
-    from whist_env import versions
-
     with ResultsStore(tmp_path / "r.sqlite") as store:
         old = _match(store)
         store.add_deal(old, _deal(0))
-        monkeypatch.setitem(versions.ENV_VERSIONS, "classic_whist", 1)
+        set_version(monkeypatch, "classic_whist", 1)
         new = _match(store)
         assert new != old and store.stored_deals(new) == set()
         assert [m.id for m in store.matches()] == [new] and store.matches()[0].env_version == 1
@@ -288,9 +287,7 @@ def _content(path: Path) -> list:
 def test_schema_1_rows_this_code_cannot_normalise_keep_their_options(tmp_path, monkeypatch):
     """An option no game has any more stays as written; env arguments that are not rules (infos)
     are left out; a game bumped past -v0 keeps its rows' text (its old defaults are unknown)."""
-    from whist_env import versions
-
-    monkeypatch.setitem(versions.ENV_VERSIONS, "bid_whist", 1)
+    set_version(monkeypatch, "bid_whist", 1)
     path = tmp_path / "r.sqlite"
     _schema_1_store(path, [(1, "classic_whist", '{"episode":"hand","no_such_option":1}'),
                            (2, "german_whist", '{"episode":"hand","infos":"numeric"}'),

@@ -7,6 +7,7 @@ import warnings
 import gymnasium
 import pettingzoo
 import pytest
+from registry_helpers import set_version
 
 import whist_env
 from whist_env import versions
@@ -42,8 +43,7 @@ def test_unknown_game_and_version_are_refused() -> None:
 @pytest.fixture
 def classic_bumped(monkeypatch: pytest.MonkeyPatch):
     """Classic Whist as if 0.2.0 had bumped it to -v1 and retired -v0; both registries restored after."""
-    monkeypatch.setitem(versions.ENV_VERSIONS, "classic_whist", 1)
-    monkeypatch.setitem(versions.RETIRED, ("classic_whist", 0), "0.2.0")
+    set_version(monkeypatch, "classic_whist", 1, retired={0: "0.2.0"})
     from pettingzoo.env_registry.registration import aec_registry
 
     saved_aec, saved_gym = dict(aec_registry), dict(gymnasium.registry)

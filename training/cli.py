@@ -448,7 +448,8 @@ def configure_benchmark(parser: argparse.ArgumentParser) -> None:
 
     _examples(parser,
               f"Protocol v{PROTOCOL.version}: {PROTOCOL.deals} duplicate deals against each rung ({', '.join(PROTOCOL.rungs)}; zoo is\n"
-              f"zoo:GAME) from match seed {PROTOCOL.seed:,}, the game's default rules (Classic: honours=false), one hand a play.\n"
+              f"zoo:GAME) from match seed {PROTOCOL.seed:,}, the game's default rules"
+              f"{' (' + PROTOCOL.rules_text(markdown=False) + ')' if PROTOCOL.rules else ''}, one hand a play.\n"
               "Writes OUT/<agent>.json and .md (<agent>__smoke.* with --smoke); each deal is stored in --db as played, so the same command resumes.\n\n"
               "examples:\n"
               "  whist benchmark heuristic --game classic_whist --workers 2\n"

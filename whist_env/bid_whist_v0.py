@@ -12,8 +12,6 @@ from whist_env.envs.factory import make_env_functions
 from whist_env.games import BID, CARD_PLAY, DECLARATION, DISCARD, Decision, GameDocs, GameSpec, register
 from whist_env.rules.bid_whist import BidWhist
 
-raw_env, env = make_env_functions(BidWhist)
-
 SPEC = GameSpec(
     name="bid_whist",
     version=0,
@@ -39,6 +37,7 @@ SPEC = GameSpec(
         "without kitty, and the jokers, wild deuces and ace options are in the table below.",
     ),
 )
+raw_env, env = make_env_functions(SPEC.rules, SPEC.module_name)
 register(SPEC, sys.modules[__name__])
 
 __all__ = ["SPEC", "env", "raw_env"]

@@ -12,8 +12,6 @@ from whist_env.envs.factory import make_env_functions
 from whist_env.games import CARD_PLAY, Decision, GameDocs, GameSpec, register
 from whist_env.rules.classic import ClassicWhist
 
-raw_env, env = make_env_functions(ClassicWhist)
-
 SPEC = GameSpec(
     name="classic_whist",
     version=0,
@@ -34,6 +32,7 @@ SPEC = GameSpec(
         "makes a match, and `allow_revoke` turns on the optional revoke mode.",
     ),
 )
+raw_env, env = make_env_functions(SPEC.rules, SPEC.module_name)
 register(SPEC, sys.modules[__name__])
 
 __all__ = ["SPEC", "env", "raw_env"]

@@ -11,8 +11,6 @@ from whist_env.envs.factory import make_env_functions
 from whist_env.games import CARD_PLAY, Decision, GameDocs, GameSpec, register
 from whist_env.rules.cutthroat import CutthroatWhist
 
-raw_env, env = make_env_functions(CutthroatWhist)
-
 SPEC = GameSpec(
     name="cutthroat_whist",
     version=0,
@@ -30,6 +28,7 @@ SPEC = GameSpec(
         "trick above the book (6, or 5 with 52 cards); game to `target_score` (default 7).",
     ),
 )
+raw_env, env = make_env_functions(SPEC.rules, SPEC.module_name)
 register(SPEC, sys.modules[__name__])
 
 __all__ = ["SPEC", "env", "raw_env"]

@@ -24,7 +24,7 @@ import pkgutil
 import re
 import sys
 import types
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -184,7 +184,9 @@ def load(path: str) -> Any:
 _SPECS: dict[str, GameSpec] = {}
 _MODULES: dict[str, types.ModuleType] = {}
 _discovered = False
-_ids_registered = False
+#: Called with the names of the games registered so far, then with each game registered later
+#: (``whist_env/__init__`` registers the PettingZoo and Gymnasium ids so).
+_listeners: list[Callable[[list[str]], None]] = []
 
 
 def register(spec: GameSpec, module: types.ModuleType | None = None) -> GameSpec:
@@ -212,8 +214,9 @@ def register(spec: GameSpec, module: types.ModuleType | None = None) -> GameSpec
         raise ValueError(f"{spec.name} version {spec.version} belongs in a module named {spec.module_name}, not {module.__name__}")
     _SPECS[spec.name] = spec
     _MODULES[spec.name] = module
-    if _ids_registered:
-        _register_ids([spec.name])
+    if _discovered:
+        for listener in _listeners:
+            listener([spec.name])
     return spec
 
 
@@ -229,17 +232,15 @@ def _env_module(spec: GameSpec) -> types.ModuleType:
     from whist_env.envs.factory import make_env_functions
 
     module = types.ModuleType(f"whist_env.{spec.module_name}", f"{spec.docs.title} (RULES.md §{spec.docs.section}).")
-    module.raw_env, module.env = make_env_functions(spec.rules)
+    module.raw_env, module.env = make_env_functions(spec.rules, spec.module_name)
     module._made_by_registry = True
     sys.modules[module.__name__] = module
     return module
 
 
 def discover() -> None:
-    """Import every game module ``whist_env/<name>_v<N>.py`` (each registers its descriptor), then
-    register every game's PettingZoo and Gymnasium ids. Runs once; later registrations register
-    their ids themselves."""
-    global _discovered, _ids_registered
+    """Import every game module ``whist_env/<name>_v<N>.py`` (each registers its descriptor). Runs once."""
+    global _discovered
     if _discovered:
         return
     _discovered = True
@@ -248,15 +249,13 @@ def discover() -> None:
     for info in pkgutil.iter_modules(whist_env.__path__):
         if re.fullmatch(r"[a-z][a-z0-9_]*_v\d+", info.name):
             importlib.import_module(f"whist_env.{info.name}")
-    _ids_registered = True
-    _register_ids(list(_SPECS))
 
 
-def _register_ids(names: list[str]) -> None:
-    from whist_env.wrappers import register_gymnasium_envs, register_pettingzoo_envs
-
-    register_pettingzoo_envs(names)
-    register_gymnasium_envs(names)
+def on_register(listener: Callable[[list[str]], None]) -> None:
+    """Call ``listener(names)`` now with every registered game's name, then with ``[name]`` of each
+    game registered later (after :func:`discover`)."""
+    _listeners.append(listener)
+    listener(names())
 
 
 def specs() -> list[GameSpec]:
@@ -336,6 +335,7 @@ __all__ = [
     "env_module",
     "load",
     "names",
+    "on_register",
     "register",
     "spec",
     "specs",

@@ -11,8 +11,6 @@ from whist_env.envs.factory import make_env_functions
 from whist_env.games import CARD_PLAY, STOCK_DRAW, Decision, GameDocs, GameSpec, register
 from whist_env.rules.german import GermanWhist
 
-raw_env, env = make_env_functions(GermanWhist)
-
 SPEC = GameSpec(
     name="german_whist",
     version=0,
@@ -32,6 +30,7 @@ SPEC = GameSpec(
         'with `best_of`), or scores tricks − 6 towards `target_score` with `scoring="over_six"`.',
     ),
 )
+raw_env, env = make_env_functions(SPEC.rules, SPEC.module_name)
 register(SPEC, sys.modules[__name__])
 
 __all__ = ["SPEC", "env", "raw_env"]

@@ -12,8 +12,6 @@ from whist_env.envs.factory import make_env_functions
 from whist_env.games import BID, CARD_PLAY, Decision, GameDocs, GameSpec, register
 from whist_env.rules.minnesota import MinnesotaWhist
 
-raw_env, env = make_env_functions(MinnesotaWhist)
-
 SPEC = GameSpec(
     name="minnesota_whist",
     version=0,
@@ -32,6 +30,7 @@ SPEC = GameSpec(
         "*t* − 6). Game to `target_score` (default 13).",
     ),
 )
+raw_env, env = make_env_functions(SPEC.rules, SPEC.module_name)
 register(SPEC, sys.modules[__name__])
 
 __all__ = ["SPEC", "env", "raw_env"]

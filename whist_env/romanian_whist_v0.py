@@ -12,8 +12,6 @@ from whist_env.envs.factory import make_env_functions
 from whist_env.games import BID, CARD_PLAY, Decision, GameDocs, GameSpec, register
 from whist_env.rules.romanian import RomanianWhist
 
-raw_env, env = make_env_functions(RomanianWhist)
-
 SPEC = GameSpec(
     name="romanian_whist",
     version=0,
@@ -33,6 +31,7 @@ SPEC = GameSpec(
         "scores 5 + *t*, a missed one −|*t* − *b*|, with optional streak bonuses.",
     ),
 )
+raw_env, env = make_env_functions(SPEC.rules, SPEC.module_name)
 register(SPEC, sys.modules[__name__])
 
 __all__ = ["SPEC", "env", "raw_env"]

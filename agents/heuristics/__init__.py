@@ -16,10 +16,14 @@ module             what it holds
 
 ``HEURISTICS`` maps a game name to its player's class; ``EXACT_OPEN_PLAY`` maps a game with an
 open phase (every card's place known: German Whist once the stock is gone) to the wrapper that
-plays that phase exactly and hands the rest to another policy.
+plays that phase exactly and hands the rest to another policy. Both are read from the games'
+descriptors (``GameSpec.heuristic`` and ``GameSpec.exact_open_play``, :mod:`whist_env.games`):
+live, read-only mappings in which a game registered later appears too.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from agents.heuristics.bid_whist import BidWhistHeuristicAgent
 from agents.heuristics.classic import ClassicHeuristicAgent
@@ -27,19 +31,17 @@ from agents.heuristics.cutthroat import CutthroatHeuristicAgent
 from agents.heuristics.german import ExactAfterStock, GermanHeuristicAgent
 from agents.heuristics.minnesota import MinnesotaHeuristicAgent
 from agents.heuristics.romanian import RomanianHeuristicAgent
+from whist_env import games
 
-#: Game name -> rule-based agent class for that game.
-HEURISTICS: dict[str, type] = {
-    "classic_whist": ClassicHeuristicAgent,
-    "minnesota_whist": MinnesotaHeuristicAgent,
-    "german_whist": GermanHeuristicAgent,
-    "cutthroat_whist": CutthroatHeuristicAgent,
-    "romanian_whist": RomanianHeuristicAgent,
-    "bid_whist": BidWhistHeuristicAgent,
-}
+#: Game name -> rule-based agent class for that game (a ``card_play.HeuristicAgent`` subclass,
+#: built with no arguments), for every game whose descriptor names one (``GameSpec.heuristic``,
+#: imported on first use).
+HEURISTICS: Mapping[str, type] = games.view(lambda spec: games.load(spec.heuristic), where=lambda spec: spec.heuristic is not None)
 
-#: Game name -> wrapper ``(policy) -> policy`` that plays the game's open phase exactly.
-EXACT_OPEN_PLAY: dict[str, type] = {"german_whist": ExactAfterStock}
+#: Game name -> wrapper ``(policy) -> policy`` that plays the game's open phase exactly, for every
+#: game whose descriptor names one (``GameSpec.exact_open_play``).
+EXACT_OPEN_PLAY: Mapping[str, type] = games.view(lambda spec: games.load(spec.exact_open_play),
+                                                 where=lambda spec: spec.exact_open_play is not None)
 
 __all__ = [
     "EXACT_OPEN_PLAY",

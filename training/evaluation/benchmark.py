@@ -12,9 +12,10 @@ Protocol version 1 (:data:`PROTOCOL`):
   default options, and ``zoo:<game>`` (the model zoo's agent), each recorded by its canonical spec
   (:func:`agents.registry.canonical_spec`) and the SHA-256 of the files it loads. A rung that is
   the benchmarked agent itself is not played.
-* **Rules**: the game's default options, one hand per play (``episode="hand"``); Classic Whist
-  without honours (``honours=false``: honours are dealt luck, not play). Options given with
-  ``--option`` are named in the report.
+* **Rules**: the game's default options, one hand per play (``episode="hand"``), changed by its
+  descriptor's ``evaluation_options`` (:mod:`whist_env.games`): Classic Whist without honours
+  (``honours=false``: honours are dealt luck, not play). Options given with ``--option`` are
+  named in the report.
 * **Statistics** (95% level, the agent's point of view): win rate per hand and points per hand
   with t-intervals over deals, as ``whist eval``.
 
@@ -66,6 +67,7 @@ from training.evaluation.store import (
     canonical_json,
     duplicate_seats,
 )
+from whist_env import games
 from whist_env.provenance import short_commit
 from whist_env.versions import env_id, env_version
 
@@ -79,7 +81,9 @@ class Protocol:
         seed: match seed of the deals, in ``REPORT`` (:mod:`training.evaluation.seed_ranges`).
         deals: duplicate deals per rung.
         rungs: names of the ladder's rungs, weakest first (``"zoo"`` is ``zoo:<game>``).
-        rules: rule options per game that differ from the game's defaults (over ``episode="hand"``).
+        rules: game name -> the rule options that differ from the game's defaults (over
+            ``episode="hand"``), for the games that have any; :data:`PROTOCOL`'s is read from the
+            descriptors' ``evaluation_options`` (a live, read-only mapping).
         smoke_deals: deals per rung of a ``--smoke`` run (outside the protocol).
     """
 
@@ -98,6 +102,14 @@ class Protocol:
         """The protocol's rule options of ``game``: ``episode="hand"`` and :attr:`rules` of the game."""
         return {"episode": "hand", **dict(self.rules.get(game, {}))}
 
+    def rules_text(self, markdown: bool = True) -> str:
+        """``"Classic Whist with `honours=false`"``: each game of :attr:`rules` (its docs title) with
+        its changed options (in backticks when ``markdown``), joined by ``"; "``; ``""`` when no
+        game has any."""
+        quote = "`" if markdown else ""
+        return "; ".join(f"{games.spec(game).docs.title} with {quote}{_options_text(options)}{quote}"
+                         for game, options in self.rules.items())
+
 
 #: The benchmark protocol this code runs.
 PROTOCOL = Protocol(
@@ -105,7 +117,7 @@ PROTOCOL = Protocol(
     seed=9_000,
     deals=500,
     rungs=("random", "heuristic", "pimc", "zoo"),
-    rules={"classic_whist": {"honours": False}},
+    rules=games.view(lambda spec: spec.evaluation_options, where=lambda spec: bool(spec.evaluation_options)),
     smoke_deals=3,
 )
 check_range(PROTOCOL.seed, REPORT, "the benchmark protocol's match seed")
@@ -547,8 +559,8 @@ def results_page(reports_dir: str | Path = REPORTS_DIR) -> str:
         "",
         f"Every figure on this page comes from `whist benchmark` under protocol v{p.version}: {p.deals} duplicate deals "
         f"against each rung of the ladder ({', '.join(p.rungs)}), from match seed {p.seed:,} of the {REPORT} seed range, "
-        "which no training, teacher data or tuning in this project uses; each game's default rules, one hand per play, "
-        "Classic Whist with `honours=false`. Win rates count hands (ties half), with 95% t-intervals over deals. "
+        "which no training, teacher data or tuning in this project uses; each game's default rules, one hand per play"
+        f"{', ' + p.rules_text() if p.rules else ''}. Win rates count hands (ties half), with 95% t-intervals over deals. "
         "Each report plays its own matches: A's row against B and B's row against A are two matches on the same deals, "
         "so they mirror exactly only where both agents are deterministic; `pimc` samples its worlds, so its two "
         "directions differ by its sampling. "

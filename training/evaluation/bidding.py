@@ -1,14 +1,17 @@
 """Bidding statistics from game records: how well each agent bids.
 
 Input: game records (``whist_env.records`` format), as ``whist eval --records DIR`` writes them.
-Records of games without bids are skipped. Per agent label (``record["players"]``):
+Which games have bids, and of which style, is read from their descriptors (``GameSpec.bids``,
+:mod:`whist_env.games`); records of other games are skipped. Per agent label
+(``record["players"]``):
 
-* Romanian Whist (RULES.md §5): every bid made, the exact bids (tricks taken == bid) and their
-  share with a 95% Wilson interval, overall and by deal size k (cards per player).
-* Bid Whist (RULES.md §6): contracts won in the auction (the label sat in the declarer's seat),
-  contracts made (declaring books = the side's tricks + 1 for the kitty when played with one,
-  §6.8, at least 6 + level), the made share with a 95% Wilson interval, the mean level, and the
-  contracts by mode.
+* exact bids (``bids="exact"``, Romanian Whist, RULES.md §5): every bid made, the exact bids
+  (tricks taken == bid) and their share with a 95% Wilson interval, overall and by deal size k
+  (cards per player).
+* contracts (``bids="contract"``, Bid Whist, RULES.md §6): contracts won in the auction (the label
+  sat in the declarer's seat), contracts made (declaring books = the side's tricks + 1 for the
+  kitty when played with one, §6.8, at least 6 + level), the made share with a 95% Wilson
+  interval, the mean level, and the contracts by mode.
 
 Python: ``bidding_stats(records) -> dict`` (shape in its docstring), ``format_bidding_stats``.
 Command line (:func:`run_bid_stats`): ``whist bid-stats FILE.jsonl [FILE.jsonl ...]`` prints the
@@ -24,7 +27,22 @@ from typing import Any
 
 from training.errors import CommandError
 from training.evaluation.stats import wilson_counts
+from whist_env import games
 from whist_env.records import read_records
+
+
+def bid_style(game: object) -> str | None:
+    """The bid style of the game named ``game`` (``"exact"`` or ``"contract"``, its descriptor's
+    ``bids``), or ``None`` for a game without counted bids or a name no game is registered under."""
+    try:
+        return games.spec(game).bids  # type: ignore[arg-type]
+    except ValueError:
+        return None
+
+
+def _bid_phases(game: str) -> frozenset[str]:
+    """The phases in which ``game``'s players bid (its descriptor's decisions of kind ``bid``)."""
+    return frozenset(p for p, d in games.spec(game).decisions.items() if d.kind == games.BID)
 
 
 def _share(successes: int, trials: int) -> dict[str, Any]:
@@ -58,12 +76,14 @@ def _complete(hand: Mapping[str, Any]) -> bool:
 
 
 def romanian_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Raw Romanian Whist bid counts per label: ``{label: {"bids": n, "exact": n,
-    "by_k": {k: [bids, exact]}}}`` (k: cards per player in the deal)."""
+    """Raw exact-bid counts per label of the records of games with exact bids (``bids="exact"``:
+    Romanian Whist): ``{label: {"bids": n, "exact": n, "by_k": {k: [bids, exact]}}}`` (k: cards per
+    player in the deal). Records of other games are skipped."""
     out: dict[str, dict[str, Any]] = {}
     for rec in records:
-        if rec.get("game") != "romanian_whist":
+        if bid_style(rec.get("game")) != "exact":
             continue
+        bid_phases = _bid_phases(rec["game"])
         players = rec.get("players") or {}
         actions = _actions_by_hand(rec)
         for hand in rec.get("hands", ()):
@@ -72,7 +92,7 @@ def romanian_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str,
             taken = _tricks_by_agent(hand)
             cards = hand["deal"]["hands"]
             for a in actions.get(int(hand["hand_number"]), ()):
-                if a.get("phase") != "bid":
+                if a.get("phase") not in bid_phases:
                     continue
                 bid = _bid_value(a["label"])
                 if bid is None:
@@ -90,22 +110,26 @@ def romanian_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str,
 
 
 def bid_whist_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
-    """Raw Bid Whist contract counts per label: ``{label: {"hands": n (hands the label took part
-    in), "contracts": n, "made": n, "level_sum": n, "by_mode": {mode: [contracts, made]}}}``."""
+    """Raw contract counts per label of the records of games with an auction (``bids="contract"``:
+    Bid Whist): ``{label: {"hands": n (hands the label took part in), "contracts": n, "made": n,
+    "level_sum": n, "by_mode": {mode: [contracts, made]}}}``. Records of other games are skipped."""
     out: dict[str, dict[str, Any]] = {}
     for rec in records:
-        if rec.get("game") != "bid_whist":
+        if bid_style(rec.get("game")) != "contract":
             continue
+        bid_phases = _bid_phases(rec["game"])
         players = rec.get("players") or {}
         agents = list(players) or [f"player_{i}" for i in range(4)]
-        kitty = bool((rec.get("options") or {}).get("kitty", True))
+        # the kitty counts as a book when played with one; a record names the option only when set
+        default_kitty = getattr(games.spec(rec["game"]).options(), "kitty", False)
+        kitty = bool((rec.get("options") or {}).get("kitty", default_kitty))
         actions = _actions_by_hand(rec)
         for hand in rec.get("hands", ()):
             if not _complete(hand):
                 continue
             for label in {players.get(a, a) for a in agents}:
                 out.setdefault(label, {"hands": 0, "contracts": 0, "made": 0, "level_sum": 0, "by_mode": {}})["hands"] += 1
-            bids = [a for a in actions.get(int(hand["hand_number"]), ()) if a.get("phase") == "auction" and a["label"] != "pass"]
+            bids = [a for a in actions.get(int(hand["hand_number"]), ()) if a.get("phase") in bid_phases and a["label"] != "pass"]
             if not bids:
                 continue
             declarer = bids[-1]["agent"]
@@ -130,32 +154,42 @@ def bidding_stats(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Bidding statistics per game and agent label.
 
     Args:
-        records: game records (dicts of ``whist_env.records``); other games are ignored.
+        records: game records (dicts of ``whist_env.records``); records of games without bids
+            (:func:`bid_style` ``None``) are ignored.
     Returns:
-        ``{"romanian_whist": {label: {"bids": int, "exact": int, "share": float, "ci": (lo, hi),
-        "by_k": {k: {"bids", "exact", "share", "ci"}}}}, "bid_whist": {label: {"hands": int,
-        "contracts": int, "made": int, "share": float (made / contracts), "ci": (lo, hi),
-        "mean_level": float, "by_mode": {mode: {"contracts", "made", "share", "ci"}}}}}``;
-        a game key is present only when the records hold that game. Shares are ``nan`` (and
+        game name -> table, in the registry's order of games, a game present only when the
+        records hold it. A game with exact bids (``"romanian_whist"``): ``{label: {"bids": int,
+        "exact": int, "share": float, "ci": (lo, hi), "by_k": {k: {"bids", "exact", "share",
+        "ci"}}}}``; a game with contracts (``"bid_whist"``): ``{label: {"hands": int, "contracts":
+        int, "made": int, "share": float (made / contracts), "ci": (lo, hi), "mean_level": float,
+        "by_mode": {mode: {"contracts", "made", "share", "ci"}}}}``. Shares are ``nan`` (and
         intervals ``(nan, nan)``) when there is nothing to count; intervals are 95% Wilson.
     """
-    records = list(records)
+    by_game: dict[str, list[Mapping[str, Any]]] = {}
+    for r in records:
+        if bid_style(r.get("game")) is not None:
+            by_game.setdefault(r["game"], []).append(r)
     out: dict[str, Any] = {}
-    if any(r.get("game") == "romanian_whist" for r in records):
-        table = {}
+    for spec in games.specs():
+        if spec.name in by_game:
+            out[spec.name] = _bid_table(spec.bids, by_game[spec.name])
+    return out
+
+
+def _bid_table(style: str, records: list[Mapping[str, Any]]) -> dict[str, Any]:
+    """One game's table of :func:`bidding_stats` from its ``records``, by its bid ``style``."""
+    table = {}
+    if style == "exact":
         for label, c in sorted(romanian_counts(records).items()):
             by_k = {k: {"bids": b, "exact": e, **_share(e, b)} for k, (b, e) in sorted(c["by_k"].items())}
             table[label] = {"bids": c["bids"], "exact": c["exact"], **_share(c["exact"], c["bids"]), "by_k": by_k}
-        out["romanian_whist"] = table
-    if any(r.get("game") == "bid_whist" for r in records):
-        table = {}
+    else:
         for label, c in sorted(bid_whist_counts(records).items()):
             by_mode = {m: {"contracts": n, "made": k, **_share(k, n)} for m, (n, k) in sorted(c["by_mode"].items())}
             n = c["contracts"]
             table[label] = {"hands": c["hands"], "contracts": n, "made": c["made"], **_share(c["made"], n),
                             "mean_level": c["level_sum"] / n if n else math.nan, "by_mode": by_mode}
-        out["bid_whist"] = table
-    return out
+    return table
 
 
 def _pct(share: float, ci: tuple[float, float]) -> str:
@@ -172,30 +206,36 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 
 
 def format_bidding_stats(stats: Mapping[str, Any]) -> str:
-    """Plain-text tables of :func:`bidding_stats`: one row per label (and per label and deal
-    size k for Romanian Whist, per label and mode for Bid Whist)."""
+    """Plain-text tables of :func:`bidding_stats`: per game (titled by its descriptor's docs
+    title) one row per label, and per label and deal size k for exact bids, per label and mode
+    for contracts. Keys of ``stats`` that name no game with bids are skipped."""
     lines: list[str] = []
-    if "romanian_whist" in stats:
-        rows = []
-        for label, s in stats["romanian_whist"].items():
-            rows.append([label, "all", str(s["bids"]), str(s["exact"]), _pct(s["share"], s["ci"])])
-            for k, sk in s["by_k"].items():
-                rows.append([label, str(k), str(sk["bids"]), str(sk["exact"]), _pct(sk["share"], sk["ci"])])
-        lines.append("Romanian Whist: exact bids")
-        lines += _table(["agent", "k", "bids", "exact", "exact share [95% CI]"], rows)
-    if "bid_whist" in stats:
+    for game, table in stats.items():
+        style = bid_style(game)
+        if style is None:
+            continue
         if lines:
             lines.append("")
+        title = games.spec(game).docs.title
         rows = []
-        for label, s in stats["bid_whist"].items():
-            level = "n/a" if not math.isfinite(s["mean_level"]) else f"{s['mean_level']:.2f}"
-            rows.append([label, "all", str(s["hands"]), str(s["contracts"]), str(s["made"]), _pct(s["share"], s["ci"]), level])
-            for m, sm in s["by_mode"].items():
-                rows.append([label, m, "", str(sm["contracts"]), str(sm["made"]), _pct(sm["share"], sm["ci"]), ""])
-        lines.append("Bid Whist: contracts won in the auction and made")
-        lines += _table(["agent", "mode", "hands", "contracts", "made", "made share [95% CI]", "mean level"], rows)
+        if style == "exact":
+            for label, s in table.items():
+                rows.append([label, "all", str(s["bids"]), str(s["exact"]), _pct(s["share"], s["ci"])])
+                for k, sk in s["by_k"].items():
+                    rows.append([label, str(k), str(sk["bids"]), str(sk["exact"]), _pct(sk["share"], sk["ci"])])
+            lines.append(f"{title}: exact bids")
+            lines += _table(["agent", "k", "bids", "exact", "exact share [95% CI]"], rows)
+        else:
+            for label, s in table.items():
+                level = "n/a" if not math.isfinite(s["mean_level"]) else f"{s['mean_level']:.2f}"
+                rows.append([label, "all", str(s["hands"]), str(s["contracts"]), str(s["made"]), _pct(s["share"], s["ci"]), level])
+                for m, sm in s["by_mode"].items():
+                    rows.append([label, m, "", str(sm["contracts"]), str(sm["made"]), _pct(sm["share"], sm["ci"]), ""])
+            lines.append(f"{title}: contracts won in the auction and made")
+            lines += _table(["agent", "mode", "hands", "contracts", "made", "made share [95% CI]", "mean level"], rows)
     if not lines:
-        lines.append("no Romanian Whist or Bid Whist records")
+        titles = [spec.docs.title for spec in games.specs() if spec.bids is not None]
+        lines.append(f"no {' or '.join(titles)} records")
     return "\n".join(lines)
 
 

@@ -46,9 +46,12 @@ from pathlib import Path
 from typing import Any
 
 from training.errors import CommandError, Interrupted
+from whist_env import games
 
-#: Games whose manifest also holds bidding statistics (``training.evaluation.bidding``).
-BIDDING_GAMES = ("romanian_whist", "bid_whist")
+#: Game name -> its bid style (``"exact"`` or ``"contract"``), for the games whose manifest also
+#: holds bidding statistics (``training.evaluation.bidding``): those whose descriptor has ``bids``
+#: (:mod:`whist_env.games`; a live, read-only mapping).
+BIDDING_GAMES: Mapping[str, str] = games.view(lambda spec: spec.bids, where=lambda spec: spec.bids is not None)
 
 
 #: Evaluation deals per opponent that replacing a shipped agent takes when the shipped zoo holds

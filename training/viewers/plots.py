@@ -40,6 +40,7 @@ from typing import Any
 import numpy as np
 
 from training.errors import CommandError
+from training.evaluation.bidding import bid_style
 from training.evaluation.stats import wilson_counts
 from training.evaluation.store import DEFAULT_PATH, canonical_json
 
@@ -394,7 +395,8 @@ def plot_training_curve(curves: Mapping[str, Mapping[str, Mapping[str, np.ndarra
 
 # ---------------------------------------------------------------------------------- bid accuracy
 def bid_accuracy(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[int, tuple[int, int]]]:
-    """Exact-bid counts of Romanian Whist game records.
+    """Exact-bid counts of the game records of games with exact bids (``GameSpec.bids ==
+    "exact"``: Romanian Whist).
 
     Args:
         records: game records (:mod:`whist_env.records`); records of other games are ignored.
@@ -405,7 +407,7 @@ def bid_accuracy(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[int, tu
     """
     out: dict[str, dict[int, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0]))
     for rec in records:
-        if rec.get("game") != "romanian_whist":
+        if bid_style(rec.get("game")) != "exact":
             continue
         players = rec.get("players") or {}
         bids: dict[int, dict[str, int]] = defaultdict(dict)
@@ -428,8 +430,15 @@ def bid_accuracy(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[int, tu
     return {label: {k: (c[0], c[1]) for k, c in sorted(sizes.items())} for label, sizes in sorted(out.items())}
 
 
+def _exact_bid_titles() -> str:
+    """``"Romanian Whist"``: the docs titles of the games with exact bids, joined by "or"."""
+    from whist_env import games
+
+    return " or ".join(spec.docs.title for spec in games.specs() if spec.bids == "exact")
+
+
 def plot_bid_accuracy(records: Iterable[Mapping[str, Any]], path: str | Path) -> Path:
-    """Bar chart: share of Romanian Whist bids made exactly, per deal size and agent label, with 95% Wilson intervals.
+    """Bar chart: share of exact bids (Romanian Whist's) made exactly, per deal size and agent label, with 95% Wilson intervals.
 
     Args:
         records: game records (:func:`whist_env.records.read_records`).
@@ -437,11 +446,11 @@ def plot_bid_accuracy(records: Iterable[Mapping[str, Any]], path: str | Path) ->
     Returns:
         the path written.
     Raises:
-        ValueError: when the records hold no Romanian Whist bids.
+        ValueError: when the records hold no exact bids (the message names the games that have them).
     """
     counts = bid_accuracy(records)
     if not counts:
-        raise ValueError("no Romanian Whist bids in the records")
+        raise ValueError(f"no {_exact_bid_titles()} bids in the records")
     sizes = sorted({k for per in counts.values() for k in per})
     labels = list(counts)
     width = 0.8 / len(labels)
@@ -465,7 +474,7 @@ def plot_bid_accuracy(records: Iterable[Mapping[str, Any]], path: str | Path) ->
     ax.set_ylim(0.0, 1.0)
     ax.set_xlabel("deal size (cards per player)")
     ax.set_ylabel("bids made exactly [95% CI]")
-    ax.set_title("Romanian Whist bid accuracy", fontsize=10)
+    ax.set_title(f"{_exact_bid_titles()} bid accuracy", fontsize=10)
     ax.grid(axis="y", alpha=0.3)
     ax.legend(fontsize=8, loc="best")
     return _save(fig, path)

@@ -10,8 +10,9 @@ from whist_env.envs.wrapped import WhistWrapper
 from whist_env.rules.base import TrickTakingGame
 
 
-def make_env_functions(rules_cls: type[TrickTakingGame]) -> tuple[Callable[..., WhistEnv], Callable[..., Any]]:
-    """``(raw_env, env)`` for ``rules_cls``.
+def make_env_functions(rules_cls: type[TrickTakingGame], name: str) -> tuple[Callable[..., WhistEnv], Callable[..., Any]]:
+    """``(raw_env, env)`` for ``rules_cls``; ``name`` is the envs' ``metadata["name"]``, the name of the
+    game's env module (``"classic_whist_v0"``: ``GameSpec.module_name``).
 
     ``raw_env(render_mode=None, **options)`` is the bare :class:`WhistEnv`; ``env(...)`` wraps it
     as PettingZoo's classic games do, in one flat layer (:class:`WhistWrapper`): an illegal action
@@ -20,7 +21,7 @@ def make_env_functions(rules_cls: type[TrickTakingGame]) -> tuple[Callable[..., 
     """
 
     def raw_env(render_mode: str | None = None, **options: Any) -> WhistEnv:
-        return WhistEnv(rules_cls, render_mode=render_mode, **options)
+        return WhistEnv(rules_cls, render_mode=render_mode, env_name=name, **options)
 
     def env(render_mode: str | None = None, **options: Any) -> WhistWrapper:
         return WhistWrapper(raw_env(render_mode=render_mode, **options), illegal_reward=-1)

@@ -14,7 +14,6 @@ from whist_env.envs.encoding import ObservationEncoder, mask_to_int8
 from whist_env.envs.infos import INFO_MODES, numeric_info
 from whist_env.envs.render import render_table
 from whist_env.rules.base import TrickTakingGame
-from whist_env.versions import module_name
 
 #: PettingZoo's ``api_test`` resets with ``options={"options": 1}`` to check that ``reset`` takes
 #: options; that one key alone is ignored (with a warning), every other unknown key is refused.
@@ -40,6 +39,8 @@ class WhistEnv(AECEnv):
       revoking agent) when an established revoke annuls the hand (RULES.md §2.9); ``winners`` when
       the game ends. With ``infos="numeric"`` every info has fixed keys and shapes, numbers only
       (``whist_env.envs.infos``), for TorchRL, Tianshou and other array collectors.
+    * ``env_name``: ``metadata["name"]``, the name of the game's env module (``"classic_whist_v0"``;
+      the game modules' ``raw_env`` pass it); default the rules' ``NAME``.
 
     Raises:
         ValueError: on an unknown or invalid rule option (at construction), and on an illegal
@@ -48,7 +49,8 @@ class WhistEnv(AECEnv):
 
     metadata = {"render_modes": ["ansi", "human"], "name": "whist", "is_parallelizable": False, "render_fps": 1}
 
-    def __init__(self, rules_cls: type[TrickTakingGame], render_mode: str | None = None, infos: str = "full", **options: Any) -> None:
+    def __init__(self, rules_cls: type[TrickTakingGame], render_mode: str | None = None, infos: str = "full",
+                 env_name: str | None = None, **options: Any) -> None:
         super().__init__()
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be one of {self.metadata['render_modes']} or None, got {render_mode!r}")
@@ -56,7 +58,7 @@ class WhistEnv(AECEnv):
             raise ValueError(f"infos must be one of {list(INFO_MODES)}, got {infos!r}")
         self.info_mode = infos
         self.game = rules_cls(**options)
-        self.metadata = dict(self.metadata, name=module_name(rules_cls.NAME))
+        self.metadata = dict(self.metadata, name=env_name or rules_cls.NAME)
         self.render_mode = render_mode
         self.possible_agents = [f"player_{i}" for i in range(self.game.num_players)]
         self.agents = list(self.possible_agents)
@@ -342,7 +344,9 @@ class WhistEnv(AECEnv):
     def information_state(self, agent: str) -> Mapping[str, Any]:
         """What ``agent`` may know (own hand, public events); never another's hidden cards.
 
-        Seats in the view are ints (``player_i`` is seat ``i``). See
+        Seats in the view are ints (``player_i`` is seat ``i``). ``"history"`` is this hand's
+        actions in order as ``agent`` saw them: ``(seat, action id)``, and ``(seat, None)`` for
+        another player's choice hidden from it (a Bid Whist discard, a Minnesota bid card). See
         :meth:`whist_env.rules.base.TrickTakingGame.information_state`.
 
         Raises:
