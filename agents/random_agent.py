@@ -19,15 +19,18 @@ class RandomAgent:
     """
 
     name = "random"
-    #: It reads only the observation's action mask (search rollouts may skip the encoding).
+    #: It reads only the observation's action mask (search rollouts may skip the encoding;
+    #: :class:`agents.base.ObservationUse`).
     uses_observation_vector = False
+    #: Every legal action is equally likely whatever it observes (:class:`agents.base.UniformChoice`).
+    chooses_uniformly = True
 
     def __init__(self, seed: int | None = None) -> None:
         self.rng = np.random.default_rng(seed)
 
     def reseed(self, seed: int) -> None:
         """Restart its generator from ``seed`` (matches do so before every play, so that a play
-        does not depend on the plays before it)."""
+        does not depend on the plays before it; :class:`agents.base.Reseedable`)."""
         self.rng = np.random.default_rng(seed)
 
     def random_state(self) -> dict[str, Any]:

@@ -18,21 +18,83 @@ an object with ``act`` or a factory ``ATTR(game, seed)`` that returns one.
 ``canonical_spec(spec, game)`` is the one text that names the player of a spec (the results
 store and ``whist eval`` name players by it), and ``loaded_files(spec, game)`` the files it loads,
 whose hashes are part of its identity (:func:`training.evaluation.store.agent_identity`).
+
+Each kind is one :class:`AgentKind` entry of :data:`AGENT_KINDS` (its help form, how its argument
+is parsed, and how it is built, named and its files listed); those functions and the help text
+:data:`AGENT_SPECS` walk that table, so adding a kind of agent means adding one entry.
 """
 
 from __future__ import annotations
 
 import inspect
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
-from agents.base import Policy
+from agents.base import ActsOnObservation, AsksExactOpenPlay, Named, Policy
 from agents.heuristics import EXACT_OPEN_PLAY, HEURISTICS
 from agents.random_agent import RandomAgent
 
-#: Agent spec forms accepted by :func:`make_agent`, for help texts and error messages.
-AGENT_SPECS = ("random", "heuristic", "checkpoint:PATH", "zoo:GAME", "sb3:PATH", "rllib:PATH", "pimc[:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S,inference=SPEC,candidates=C,epsilon=P]",
-               "ismcts[:iters=N,seconds=S,c=C,rollout=SPEC,seed=S]", "python:MODULE:ATTR")
+
+@dataclass(frozen=True)
+class AgentKind:
+    """One kind of agent spec, ``NAME`` or ``NAME:ARGUMENT``: how its argument is read, and what
+    it builds, names and loads. :data:`AGENT_KINDS` lists every kind; :func:`make_agent`,
+    :func:`canonical_spec`, :func:`loaded_files` and the help text (:data:`AGENT_SPECS`) walk it,
+    so a new kind of agent is one entry there.
+
+    Attributes:
+        name: the kind in lower case, as typed before ``:`` (matched case-insensitively).
+        form: the spec form shown in help texts and error messages, e.g. ``"checkpoint:PATH"``.
+        argument: ``"none"`` (the spec is ``NAME`` alone), ``"required"`` (``NAME:ARGUMENT``;
+            ``parse`` may still refuse an empty argument) or ``"optional"``. A spec of the other
+            shape (``"random:x"``, ``"checkpoint"``) is not of this kind.
+        parse: ``(spec, argument, game) -> parsed``: checks the spec (``argument`` is the text
+            after the first ``:`` as typed, ``""`` without one) without loading anything, and
+            returns what the other three take; raises ``ValueError`` for a bad spec.
+        build: ``(parsed, game, seed) -> Policy``: the agent (``seed``: that of its own
+            generator, ``None`` for fresh entropy); loads what it needs.
+        canonical: ``(parsed, game) -> str``: the canonical spec (:func:`canonical_spec`).
+        files: ``(parsed, game) -> list[Path]``: the files the agent loads (:func:`loaded_files`).
+    """
+
+    name: str
+    form: str
+    argument: Literal["none", "required", "optional"]
+    parse: Callable[[str, str, str], Any]
+    build: Callable[[Any, str, int | None], Policy]
+    canonical: Callable[[Any, str], str]
+    files: Callable[[Any, str], list[Path]]
+
+
+class _SpecForms(Sequence[str]):
+    """The ``form`` of every kind of :data:`AGENT_KINDS`, in its order, read from the table at each
+    use (so that a kind added to the table is listed)."""
+
+    def __getitem__(self, index: Any) -> Any:
+        return tuple(kind.form for kind in AGENT_KINDS)[index]
+
+    def __len__(self) -> int:
+        return len(AGENT_KINDS)
+
+    def __repr__(self) -> str:
+        return repr(tuple(self))
+
+
+#: Agent spec forms accepted by :func:`make_agent` (a sequence of ``str``, one per kind of
+#: :data:`AGENT_KINDS`), for help texts and error messages.
+AGENT_SPECS: Sequence[str] = _SpecForms()
+
+
+def _kind_of(spec: Any) -> tuple[AgentKind, str]:
+    """The :class:`AgentKind` of ``spec`` and its argument (the text after the first ``:`` as
+    typed, ``""`` without one); ``ValueError`` for a spec of no kind."""
+    name, sep, rest = _split(spec)
+    for kind in AGENT_KINDS:
+        if kind.name == name and (kind.argument == "optional" or (kind.argument == "required") == bool(sep)):
+            return kind, rest
+    raise ValueError(f"unknown agent spec {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
 
 
 def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
@@ -59,49 +121,8 @@ def make_agent(spec: str, game: str, seed: int | None = None) -> Policy:
         (missing file, a directory, a file of the other kind, a model of another game or shape)
         propagate unchanged.
     """
-    kind, sep, rest = _split(spec)
-    if kind == "random" and not sep:
-        return RandomAgent(seed=seed)
-    if kind == "heuristic" and not sep:
-        try:
-            cls = HEURISTICS[game]
-        except KeyError:
-            raise ValueError(f"no heuristic agent for game {game!r}; games with one: {sorted(HEURISTICS)}") from None
-        return cls()
-    if kind == "checkpoint" and sep:
-        if not rest:
-            raise ValueError(f"agent spec 'checkpoint:' needs a path, e.g. {_PATH_HINTS['checkpoint']}")
-        from agents.learned.neural import NeuralAgent  # torch is heavy: import only when needed
-
-        return play_time_agent(NeuralAgent.from_checkpoint(rest, game=game), game)
-    if kind == "zoo":
-        path = _check_zoo(spec, rest, game)
-        from agents.learned.neural import NeuralAgent
-
-        return play_time_agent(NeuralAgent.from_checkpoint(path, game=game, name=f"zoo:{game}"), game)
-    if kind == "pimc":
-        from agents.search import PIMCAgent
-
-        return PIMCAgent.from_spec(game, rest, seed=seed, make_policy=make_agent)
-    if kind == "ismcts":
-        from agents.search import ISMCTSAgent
-
-        return ISMCTSAgent.from_spec(game, rest, seed=seed, make_policy=make_agent)
-    if kind == "sb3" and sep:
-        if not rest:
-            raise ValueError(f"agent spec 'sb3:' needs a path, e.g. {_PATH_HINTS['sb3']}")
-        from agents.learned.sb3 import SB3Agent  # stable-baselines3 is heavy: import only when needed
-
-        return SB3Agent.from_zip(rest, game=game)
-    if kind == "rllib" and sep:
-        if not rest:
-            raise ValueError(f"agent spec 'rllib:' needs a path, e.g. {_PATH_HINTS['rllib']}")
-        from agents.learned.rllib import RLlibAgent  # Ray is heavy and optional: import only when needed
-
-        return RLlibAgent.from_checkpoint(rest, game=game)
-    if kind == "python" and sep:
-        return python_agent(rest, game, seed)
-    raise ValueError(f"unknown agent spec {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
+    kind, argument = _kind_of(spec)
+    return kind.build(kind.parse(spec, argument, game), game, seed)
 
 
 #: Options of a search agent's spec that are left out of its canonical spec: ``whist eval`` and
@@ -118,14 +139,10 @@ def _split(spec: Any) -> tuple[str, str, str]:
     return kind.lower(), sep, rest
 
 
-def _search_classes() -> dict[str, type]:
-    from agents.search import ISMCTSAgent, PIMCAgent
-
-    return {cls.KIND: cls for cls in (PIMCAgent, ISMCTSAgent)}
-
-
 class _StandIn:
-    """What a dry construction of a search agent gets from its policy factory: nothing is loaded."""
+    """What a dry construction of a search agent gets from its policy factory: nothing is loaded.
+    It reads only the action mask (:class:`agents.base.ObservationUse`), so that the constructor's
+    checks pass as for any policy."""
 
     uses_observation_vector = False
 
@@ -134,6 +151,10 @@ class _StandIn:
 
 
 class _SearchStandIn(_StandIn):
+    """The stand-in of a search agent's spec: it acts from the environment
+    (:class:`agents.base.ActsInEnv`), so that the constructor refuses it where it would refuse
+    the agent."""
+
     def act_in_env(self, env: Any, agent: str) -> int:  # pragma: no cover - never called
         raise TypeError("a stand-in policy does not act")
 
@@ -150,24 +171,22 @@ def _number_text(value: Any) -> str:
     return str(value)
 
 
-def _search_options(cls: type, game: str, text: str) -> dict[str, str]:
-    """Every identity option of a search spec's option part, defaults filled in, as canonical
-    text (nested agent specs canonical); raises the ``ValueError`` that :func:`make_agent` raises
-    for the same spec."""
-    from agents.search.spec import parse_options
-
-    given = parse_options(cls.KIND, text, cls.OPTIONS)  # unknown keys, bad types: as from_spec
+def _search_options(cls: type, game: str, given: dict[str, Any]) -> dict[str, str]:
+    """Every identity option of a search spec, defaults filled in, as canonical text (nested agent
+    specs canonical), from the options it gives (``given``: those of ``parse_options``); raises
+    the ``ValueError`` that :func:`make_agent` raises for the same spec."""
     nested: dict[str, str] = {}
-    search_kinds = set(_search_classes())
 
     def stand_in(spec: str, game_: str, seed: int | None = None) -> _StandIn:
-        nested.setdefault(spec, canonical_spec(spec, game_))  # a bad nested spec raises here
-        return _SearchStandIn() if _split(spec)[0] in search_kinds else _StandIn()
+        kind, argument = _kind_of(spec)
+        parsed = kind.parse(spec, argument, game_)
+        nested.setdefault(spec, kind.canonical(parsed, game_))  # a bad nested spec raises here
+        return _SearchStandIn() if isinstance(parsed, _SearchSpec) else _StandIn()
 
     cls(game, make_policy=stand_in, **given)  # the constructor's own checks (ranges, a search rollout)
     defaults = {name: p.default for name, p in inspect.signature(cls.__init__).parameters.items()
                 if p.default is not inspect.Parameter.empty}
-    spec_options = set(getattr(cls, "SPEC_OPTIONS", ("rollout",)))
+    spec_options = set(cls.SPEC_OPTIONS)
     off: set[str] = set()  # options that are off, and those that count only while they are on
     for name, (off_value, dependents) in getattr(cls, "OFF_OPTIONS", {}).items():
         value = given.get(name, defaults.get(name))
@@ -192,13 +211,13 @@ def _search_options(cls: type, game: str, text: str) -> dict[str, str]:
 def play_time_agent(agent: Policy, game: str) -> Policy:
     """``agent`` as it plays: wrapped by the game's exact open-phase player
     (:data:`agents.heuristics.EXACT_OPEN_PLAY`, German Whist once the stock is gone) where the
-    agent asks for it (``agent.exact_open_play``, from ``train.exact_open_play`` of its training
-    run), else ``agent`` itself.
+    agent asks for it (:class:`agents.base.AsksExactOpenPlay`: ``agent.exact_open_play``, from
+    ``train.exact_open_play`` of its training run), else ``agent`` itself.
 
     Raises:
         ValueError: the agent asks for it in a game without an open phase.
     """
-    if not getattr(agent, "exact_open_play", False):
+    if not (isinstance(agent, AsksExactOpenPlay) and agent.exact_open_play):
         return agent
     if game not in EXACT_OPEN_PLAY:
         raise ValueError(f"{agent.name} asks for exact open play, but {game} has no open phase "
@@ -249,8 +268,9 @@ def python_agent(rest: str, game: str, seed: int | None = None) -> Policy:
     * an object with ``act(observation, info_state=None) -> int`` (:class:`agents.base.Policy`), used as is, or
     * a callable (a class, even one with ``act``, or a function) that ``ATTR(game, seed)`` turns into one.
 
-    A policy with a ``reseed(seed)`` method is reseeded before every play of a match, as the
-    built-in agents are; one without ``name`` is named by the spec.
+    A policy with a ``reseed(seed)`` method (:class:`agents.base.Reseedable`) is reseeded before
+    every play of a match, as the built-in agents are; one without a ``str`` ``name`` is named by
+    the spec.
 
     Raises:
         ValueError: a malformed spec, a missing attribute, something that is neither a policy
@@ -271,17 +291,17 @@ def python_agent(rest: str, game: str, seed: int | None = None) -> Policy:
         except AttributeError:
             raise ValueError(f"agent spec 'python:{rest}': module {module_name!r} has no attribute {attr!r}") from None
     agent = target
-    if isinstance(agent, type) or not callable(getattr(agent, "act", None)):  # a class is a factory too
+    if isinstance(agent, type) or not isinstance(agent, ActsOnObservation):  # a class is a factory too
         if not callable(agent):
             raise ValueError(f"agent spec 'python:{rest}': {attr} is neither a policy (an object with act) nor a factory")
         try:
             agent = agent(game, seed)
         except TypeError as err:
             raise ValueError(f"agent spec 'python:{rest}': {attr}(game, seed) failed: {err}") from None
-        if not callable(getattr(agent, "act", None)):
+        if not isinstance(agent, ActsOnObservation):
             raise ValueError(f"agent spec 'python:{rest}': {attr}(game, seed) returned {type(agent).__name__}, "
                              "which has no act(observation, info_state) method")
-    if not isinstance(getattr(agent, "name", None), str):
+    if not (isinstance(agent, Named) and isinstance(agent.name, str)):
         try:
             agent.name = f"python:{rest}"
         except AttributeError:
@@ -303,13 +323,6 @@ def _python_source(rest: str) -> Path | None:
         raise ValueError(f"agent spec 'python:{rest}': no module {module_name!r} on sys.path")
     origin = getattr(found, "origin", None)
     return Path(origin) if origin and Path(origin).is_file() else None
-
-
-_PATH_HINTS = {
-    "checkpoint": "checkpoint:runs/classic/final.pt",
-    "sb3": "sb3:runs/sb3/model.zip",
-    "rllib": "rllib:runs/rllib_classic (a whist rllib-train run folder)",
-}
 
 
 def canonical_spec(spec: str, game: str) -> str:
@@ -337,26 +350,8 @@ def canonical_spec(spec: str, game: str) -> str:
             path, a game without a heuristic, a zoo agent of another game or one the zoo does
             not hold, a search agent's bad option or rollout spec).
     """
-    kind, sep, rest = _split(spec)
-    if kind in ("random", "heuristic") and not sep:
-        if kind == "heuristic" and game not in HEURISTICS:
-            raise ValueError(f"no heuristic agent for game {game!r}; games with one: {sorted(HEURISTICS)}")
-        return kind
-    if kind in _PATH_HINTS and sep:
-        if not rest:
-            raise ValueError(f"agent spec '{kind}:' needs a path, e.g. {_PATH_HINTS[kind]}")
-        return f"{kind}:{rest}"
-    if kind == "zoo":
-        _check_zoo(spec, rest, game)
-        return f"zoo:{game}"
-    if kind == "python" and sep:
-        module, attr = _python_target(rest)
-        return f"python:{module}:{attr}"
-    search = _search_classes()
-    if kind in search:
-        options = _search_options(search[kind], game, rest)
-        return f"{kind}:" + ",".join(f"{k}={v}" for k, v in options.items())
-    raise ValueError(f"unknown agent spec {spec!r}; expected one of {', '.join(AGENT_SPECS)}")
+    kind, argument = _kind_of(spec)
+    return kind.canonical(kind.parse(spec, argument, game), game)
 
 
 def loaded_files(spec: str, game: str) -> list[Path]:
@@ -377,35 +372,166 @@ def loaded_files(spec: str, game: str) -> list[Path]:
         FileNotFoundError: an ``rllib:`` folder that does not exist (other paths are listed as
             given; reading them raises).
     """
-    canonical = canonical_spec(spec, game)
-    kind, _, rest = canonical.partition(":")
-    if kind in ("checkpoint", "sb3"):
-        return [Path(rest)]
-    if kind == "zoo":
-        return [_check_zoo(spec, "", game)]
-    if kind == "rllib":
-        from agents.learned.rllib import METADATA_FILE, WEIGHTS_FILE, resolve_checkpoint  # Ray is not imported
+    kind, argument = _kind_of(spec)
+    return kind.files(kind.parse(spec, argument, game), game)
 
-        root, _ = resolve_checkpoint(rest)
-        return [root / WEIGHTS_FILE, root / METADATA_FILE]
-    if kind == "python":
-        source = _python_source(rest)
-        return [source] if source is not None else []
-    search = _search_classes()
-    if kind in search:
-        from agents.search.spec import parse_options
 
-        cls = search[kind]
-        options = parse_options(kind, rest, cls.OPTIONS)
-        files: list[Path] = []
-        for name in sorted(getattr(cls, "SPEC_OPTIONS", ("rollout",))):
-            if name not in options:  # an option that is off (OFF_OPTIONS) is not in the canonical spec
-                continue
-            for path in loaded_files(options[name], game):
-                if path not in files:
-                    files.append(path)
-        return files
+# ------------------------------------------------------------------------ the kinds of agent
+
+
+def _no_argument(spec: str, argument: str, game: str) -> None:
+    return None
+
+
+def _no_files(parsed: Any, game: str) -> list[Path]:
     return []
 
 
-__all__ = ["AGENT_SPECS", "NON_IDENTITY_OPTIONS", "canonical_spec", "loaded_files", "make_agent", "python_agent"]
+def _build_random(parsed: None, game: str, seed: int | None) -> Policy:
+    return RandomAgent(seed=seed)
+
+
+def _parse_heuristic(spec: str, argument: str, game: str) -> None:
+    if game not in HEURISTICS:
+        raise ValueError(f"no heuristic agent for game {game!r}; games with one: {sorted(HEURISTICS)}")
+
+
+def _build_heuristic(parsed: None, game: str, seed: int | None) -> Policy:
+    return HEURISTICS[game]()
+
+
+def _path_kind(name: str, example: str, build: Callable[[str, str, int | None], Policy],
+               files: Callable[[str, str], list[Path]]) -> AgentKind:
+    """The kind ``NAME:PATH``: a path as typed (case-sensitive, not empty; the error shows
+    ``example``), canonical as typed."""
+
+    def parse(spec: str, path: str, game: str) -> str:
+        if not path:
+            raise ValueError(f"agent spec '{name}:' needs a path, e.g. {example}")
+        return path
+
+    def canonical(path: str, game: str) -> str:
+        return f"{name}:{path}"
+
+    return AgentKind(name=name, form=f"{name}:PATH", argument="required", parse=parse, build=build,
+                     canonical=canonical, files=files)
+
+
+def _build_checkpoint(path: str, game: str, seed: int | None) -> Policy:
+    from agents.learned.neural import NeuralAgent  # torch is heavy: import only when needed
+
+    return play_time_agent(NeuralAgent.from_checkpoint(path, game=game), game)
+
+
+def _build_zoo(path: Path, game: str, seed: int | None) -> Policy:
+    from agents.learned.neural import NeuralAgent
+
+    return play_time_agent(NeuralAgent.from_checkpoint(path, game=game, name=f"zoo:{game}"), game)
+
+
+def _build_sb3(path: str, game: str, seed: int | None) -> Policy:
+    from agents.learned.sb3 import SB3Agent  # stable-baselines3 is heavy: import only when needed
+
+    return SB3Agent.from_zip(path, game=game)
+
+
+def _build_rllib(path: str, game: str, seed: int | None) -> Policy:
+    from agents.learned.rllib import RLlibAgent  # Ray is heavy and optional: import only when needed
+
+    return RLlibAgent.from_checkpoint(path, game=game)
+
+
+def _rllib_files(path: str, game: str) -> list[Path]:
+    from agents.learned.rllib import METADATA_FILE, WEIGHTS_FILE, resolve_checkpoint  # Ray is not imported
+
+    root, _ = resolve_checkpoint(path)
+    return [root / WEIGHTS_FILE, root / METADATA_FILE]
+
+
+class _SearchSpec(NamedTuple):
+    """A parsed search spec: the agent class, its option part as typed, and the options it gives."""
+
+    cls: type
+    text: str
+    options: dict[str, Any]
+
+
+def _search_kind(name: str, form: str, load: Callable[[], type]) -> AgentKind:
+    """The kind ``NAME[:k=v,...]`` of a search agent, the class ``load()`` returns (a subclass of
+    ``agents.search.base.SearchAgent``, imported only when a spec of the kind is read). Its
+    canonical spec lists every identity option (:func:`canonical_spec`); its files are those of
+    its nested agent specs (``SPEC_OPTIONS``)."""
+
+    def parse(spec: str, text: str, game: str) -> _SearchSpec:
+        from agents.search.spec import parse_options
+
+        cls = load()
+        return _SearchSpec(cls, text, parse_options(cls.KIND, text, cls.OPTIONS))  # unknown keys, bad types: as from_spec
+
+    def build(parsed: _SearchSpec, game: str, seed: int | None) -> Policy:
+        return parsed.cls.from_spec(game, parsed.text, seed=seed, make_policy=make_agent)
+
+    def canonical(parsed: _SearchSpec, game: str) -> str:
+        options = _search_options(parsed.cls, game, parsed.options)
+        return f"{name}:" + ",".join(f"{k}={v}" for k, v in options.items())
+
+    def files(parsed: _SearchSpec, game: str) -> list[Path]:
+        options = _search_options(parsed.cls, game, parsed.options)
+        out: list[Path] = []
+        for option in sorted(parsed.cls.SPEC_OPTIONS):
+            if option not in options:  # an option that is off (OFF_OPTIONS) is not in the canonical spec
+                continue
+            for path in loaded_files(options[option], game):
+                if path not in out:
+                    out.append(path)
+        return out
+
+    return AgentKind(name=name, form=form, argument="optional", parse=parse, build=build, canonical=canonical, files=files)
+
+
+def _pimc() -> type:
+    from agents.search import PIMCAgent
+
+    return PIMCAgent
+
+
+def _ismcts() -> type:
+    from agents.search import ISMCTSAgent
+
+    return ISMCTSAgent
+
+
+def _join(target: tuple[str, str]) -> str:
+    return ":".join(target)
+
+
+def _python_files(target: tuple[str, str], game: str) -> list[Path]:
+    source = _python_source(_join(target))
+    return [source] if source is not None else []
+
+
+#: Every kind of agent spec (:class:`AgentKind`), in the order help texts list them. The one
+#: table of kinds: :func:`make_agent`, :func:`canonical_spec`, :func:`loaded_files` and
+#: :data:`AGENT_SPECS` read it at each call.
+AGENT_KINDS: tuple[AgentKind, ...] = (
+    AgentKind(name="random", form="random", argument="none", parse=_no_argument, build=_build_random,
+              canonical=lambda parsed, game: "random", files=_no_files),
+    AgentKind(name="heuristic", form="heuristic", argument="none", parse=_parse_heuristic, build=_build_heuristic,
+              canonical=lambda parsed, game: "heuristic", files=_no_files),
+    _path_kind("checkpoint", "checkpoint:runs/classic/final.pt", _build_checkpoint, lambda path, game: [Path(path)]),
+    AgentKind(name="zoo", form="zoo:GAME", argument="optional", parse=_check_zoo, build=_build_zoo,
+              canonical=lambda path, game: f"zoo:{game}", files=lambda path, game: [path]),
+    _path_kind("sb3", "sb3:runs/sb3/model.zip", _build_sb3, lambda path, game: [Path(path)]),
+    _path_kind("rllib", "rllib:runs/rllib_classic (a whist rllib-train run folder)", _build_rllib, _rllib_files),
+    _search_kind("pimc", "pimc[:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S,inference=SPEC,candidates=C,epsilon=P]",
+                 _pimc),
+    _search_kind("ismcts", "ismcts[:iters=N,seconds=S,c=C,rollout=SPEC,seed=S]", _ismcts),
+    AgentKind(name="python", form="python:MODULE:ATTR", argument="required",
+              parse=lambda spec, rest, game: _python_target(rest),
+              build=lambda target, game, seed: python_agent(_join(target), game, seed),
+              canonical=lambda target, game: f"python:{_join(target)}", files=_python_files),
+)
+
+
+__all__ = ["AGENT_KINDS", "AGENT_SPECS", "NON_IDENTITY_OPTIONS", "AgentKind", "canonical_spec", "loaded_files", "make_agent",
+           "play_time_agent", "python_agent"]

@@ -191,7 +191,7 @@ def test_whist_train_runs_the_dataset_warm_start_alone(tmp_path, data, monkeypat
 def test_the_trainer_counts_blocks_and_is_done(tmp_path, data):
     cfg = config_from_dict(warm_config(tmp_path, data, targets="values"))  # heuristic: no values, one-hot targets
     trainer = PPOTrainer(cfg, run_dir=cfg.run_dir())
-    assert dataset_blocks_total(trainer) == 4 and trainer.warm_start_pending()
+    assert dataset_blocks_total(cfg.warm_start, cfg.seed) == 4 and trainer.warm_start_pending()
     trainer.train()
     assert trainer.warm_blocks == 4 and not trainer.warm_start_pending() and trainer.anchor is not None
     assert load_checkpoint(cfg.run_dir() / "checkpoints" / "latest.pt")["extra"]["warm_blocks"] == 4
@@ -292,7 +292,7 @@ def test_value_targets_of_a_pimc_dataset_train(tmp_path):
     cfg = config_from_dict(warm_config(tmp_path, folder, run="pimc", targets="values", holdout_shards=0, epochs=1))
     trainer = PPOTrainer(cfg, run_dir=cfg.run_dir())
     trainer.train()
-    assert trainer.warm_blocks == dataset_blocks_total(trainer) == 1 and trainer.anchor is not None
+    assert trainer.warm_blocks == dataset_blocks_total(cfg.warm_start, cfg.seed) == 1 and trainer.anchor is not None
     assert trainer.warm_agreement is None  # nothing held out
 
 

@@ -17,7 +17,7 @@ import pytest
 
 import whist_env
 from whist_env import games, versions
-from whist_env.games import CARD_PLAY, Decision, GameDocs, GameSpec
+from whist_env.games import BID, CARD_PLAY, Decision, GameDocs, GameSpec
 from whist_env.rules.classic import ClassicWhist
 from whist_env.vector.classic import VectorClassicWhist
 
@@ -267,3 +267,13 @@ def test_malformed_decisions_and_registrations_are_refused():
         games.spec("no_such_whist")
     assert str(err.value).startswith("unknown game 'no_such_whist': one of ['classic_whist', 'minnesota_whist'")
     assert NAME not in whist_env.GAMES
+
+
+def test_a_descriptor_pickles_whole_for_worker_processes():
+    import pickle
+
+    spec = games.spec("bid_whist")
+    copy = pickle.loads(pickle.dumps(spec))
+    assert copy == spec and copy.decisions["auction"] == Decision(BID, "contract") and copy.rules is spec.rules
+    with pytest.raises(TypeError):
+        copy.decisions["auction"] = None  # still read-only

@@ -8,6 +8,7 @@ import math
 import numpy as np
 import pytest
 import torch
+from provenance_helpers import clean_checkout  # noqa: F401  (a fixture)
 
 import whist_env
 from agents.learned.checkpoint import load_checkpoint
@@ -280,6 +281,7 @@ def test_a_trained_opponent_plays_batched_and_must_fit(tmp_path):
 
 
 # --------------------------------------------------------------------------- the model zoo
+@pytest.mark.usefixtures("clean_checkout")
 def test_zoo_export_writes_an_actor_only_checkpoint_and_its_manifest(tmp_path):
     import json
 
@@ -333,6 +335,7 @@ def test_each_zoo_agent_beats_random(game):
     assert result.win_rate_ci[0] > 0.5
 
 
+@pytest.mark.usefixtures("clean_checkout")
 def test_zoo_manifest_of_a_bidding_game_holds_its_bidding_statistics(tmp_path):
     import json
 
@@ -472,6 +475,7 @@ def test_teacher_bid_exploration_replaces_bids_only():
     assert overruled > 0
 
 
+@pytest.mark.usefixtures("clean_checkout")
 def test_a_bid_head_checkpoint_plays_through_neural_agent_and_the_zoo_export(tmp_path):
     from training.learn.zoo import export_zoo_agent
 

@@ -16,19 +16,21 @@ import signal
 from pathlib import Path
 
 import pytest
+from provenance_helpers import EXPORTED_AT, TRAINED_AT, clean_checkout  # noqa: F401  (a fixture)
 
 import agents.learned.zoo as zoo_loader
 from agents.learned.checkpoint import load_checkpoint
 from training import cli
-from training.learn.config import config_from_dict
 from training.learn import ppo
+from training.learn.config import config_from_dict
 from training.learn.ppo import PPOTrainer
-from whist_env import provenance
 from training.learn.zoo import side_by_side, write_files_atomic
+from whist_env import provenance
+
+#: Every test trains and exports as from a clean checkout unless it says otherwise.
+pytestmark = pytest.mark.usefixtures("clean_checkout")
 
 REAL_ZOO = zoo_loader.ZOO_DIR
-#: The commits the tests train and export from: a clean checkout, whatever the working copy is.
-TRAINED_AT, EXPORTED_AT = "a" * 40, "b" * 40
 
 
 def hashes(folder: Path) -> dict[str, str]:
@@ -48,12 +50,6 @@ def shipped(tmp_path, monkeypatch, real_zoo_hashes):
     monkeypatch.setattr(zoo_loader, "ZOO_DIR", copy)
     yield copy
     assert hashes(REAL_ZOO) == real_zoo_hashes
-
-
-@pytest.fixture(autouse=True)
-def clean_checkout(monkeypatch):
-    """Exports run from a clean commit unless a test says otherwise."""
-    monkeypatch.setattr(provenance, "source_commit", lambda: EXPORTED_AT)
 
 
 @pytest.fixture(scope="module")

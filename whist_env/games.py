@@ -19,6 +19,7 @@ does not import torch.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 import re
@@ -145,6 +146,11 @@ class GameSpec:
         object.__setattr__(self, "evaluation_options", types.MappingProxyType(dict(self.evaluation_options)))
         object.__setattr__(self, "retired", types.MappingProxyType(dict(self.retired)))
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled field by field (its read-only mappings as dicts): worker processes get it whole."""
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return _rebuild, (type(self), {k: dict(v) if isinstance(v, Mapping) else v for k, v in values.items()})
+
     @property
     def options(self) -> type:
         """The game's rule options class (a frozen dataclass: RULES.md's options)."""
@@ -169,6 +175,10 @@ class GameSpec:
     def phases_searched_as(self, treatment: str) -> tuple[str, ...]:
         """The phases whose decisions search treats as ``treatment`` (:data:`SEARCH_TREATMENTS`)."""
         return tuple(p for p, d in self.decisions.items() if d.search == treatment)
+
+
+def _rebuild(cls: type[GameSpec], values: dict[str, Any]) -> GameSpec:
+    return cls(**values)
 
 
 def load(path: str) -> Any:

@@ -207,16 +207,24 @@ class ExactAfterStock:
     from the first card of phase 2 (``solve_from=13``), so it takes the most tricks against best
     defence; a learned agent then learns, and is judged on, the stock phase only. Attributes the
     wrapper lacks (``network``, ``trained_options``, ``check_fits``, ``reseed``, ...) are the
-    wrapped policy's.
+    wrapped policy's, and so are its capabilities (:mod:`agents.base`) of :data:`FORWARDED`.
 
     Args:
         policy: the stock-phase player: any agent with ``name`` and ``act(observation, info_state)``.
     """
 
+    #: The members of the wrapped policy's capabilities that the wrapper offers as its own. They
+    #: are set on the wrapper, not only reached through ``__getattr__``: from Python 3.12 on,
+    #: ``isinstance(wrapper, Protocol)`` looks members up statically, without ``__getattr__``.
+    FORWARDED = ("reseed", "random_state", "set_random_state", "check_fits", "trained_options", "trained_env_version")
+
     def __init__(self, policy: Any) -> None:
         self.policy = policy
         self.name = policy.name
         self._exact = GermanHeuristicAgent(solve_from=13)
+        for member in self.FORWARDED:
+            if hasattr(policy, member):
+                setattr(self, member, getattr(policy, member))
 
     def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
         """The wrapped policy's action in the stock phase, the exact one in phase 2.

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from scipy.stats import norm
 
+from agents.base import Reseedable
 from training.errors import CommandError
 from training.evaluation.stats import CONFIDENCE
 from whist_env.envs.policy_action import policy_action
@@ -91,7 +92,7 @@ class AgreementPlayer:
         env, teacher, student = self.build()
         sub = np.random.SeedSequence([self.seed, index]).generate_state(2)
         for agent, s in ((teacher, sub[0]), (student, sub[1])):
-            if hasattr(agent, "reseed"):
+            if isinstance(agent, Reseedable):
                 agent.reseed(int(s))
         deal_seed = _deal_seed(self.seed, index)
         env.reset(seed=deal_seed)

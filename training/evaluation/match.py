@@ -53,7 +53,7 @@ from typing import Any
 
 import numpy as np
 
-from agents.base import Policy
+from agents.base import ChecksFit, Named, Policy, Reseedable, TrainedEnvVersion, TrainedOptions
 from training.errors import CommandError, Interrupted
 from training.evaluation.parallel import played_units
 from training.evaluation.stats import mean_summary, wilson_interval
@@ -292,7 +292,7 @@ class AgentError(ValueError):
 
 
 def _agent_name(policy: Any) -> str:
-    return str(getattr(policy, "name", type(policy).__name__))
+    return str(policy.name) if isinstance(policy, Named) else type(policy).__name__
 
 
 def _where(err: BaseException) -> str:
@@ -366,7 +366,7 @@ def _half_wins(points: Sequence[int], side_a: int) -> int:
 
 
 def _label(agent: Policy) -> str:
-    return str(getattr(agent, "name", type(agent).__name__))
+    return str(agent.name) if isinstance(agent, Named) else type(agent).__name__
 
 
 def _play_seed(seed: int, index: int, side_a: int, role: int) -> int:
@@ -412,10 +412,9 @@ class DealPlayer:
         plays, deal_records = [], []
         for side_a in (range(g.num_sides) if self.duplicate else [i % g.num_sides]):
             for role, agent in ((1, agent_b), (0, agent_a)):  # A last: reseeds A when A is B
-                reseed = getattr(agent, "reseed", None)
-                if reseed is not None:
+                if isinstance(agent, Reseedable):
                     try:
-                        reseed(_play_seed(self.seed, i, side_a, role))
+                        agent.reseed(_play_seed(self.seed, i, side_a, role))
                     except Exception as err:  # the agent's own code failed
                         raise AgentError(f"agent {_agent_name(agent)!r} raised in reseed: {_where(err)}") from err
             policies = [agent_a if g.side_of(seat) == side_a else agent_b for seat in range(g.num_players)]
@@ -722,9 +721,9 @@ _NON_RULE_OPTIONS = frozenset({"reward", "episode", "max_hands", "first_dealer",
 
 
 def rule_differences(agent: Policy, options: Any) -> str:
-    """``"honours=False, ..."``: the rule options a trained agent (one with ``trained_options``)
+    """``"honours=False, ..."``: the rule options a trained agent (:class:`agents.base.TrainedOptions`)
     was trained with that differ from ``options`` (an options dataclass); ``""`` if none."""
-    trained = getattr(agent, "trained_options", None)
+    trained = agent.trained_options if isinstance(agent, TrainedOptions) else None
     if not trained:
         return ""
     diffs = []
@@ -736,12 +735,12 @@ def rule_differences(agent: Policy, options: Any) -> str:
 
 
 def env_version_difference(agent: Policy, game: str) -> str:
-    """``"was trained on whist/<game>-v0, ..."`` when a trained agent (one with
-    ``trained_env_version``) learned an env version of ``game`` other than today's; ``""`` if not
-    (docs/versioning.md: such an agent plays an env it never saw)."""
+    """``"was trained on whist/<game>-v0, ..."`` when a trained agent
+    (:class:`agents.base.TrainedEnvVersion`) learned an env version of ``game`` other than today's;
+    ``""`` if not (docs/versioning.md: such an agent plays an env it never saw)."""
     from whist_env.versions import env_id, env_version
 
-    trained = getattr(agent, "trained_env_version", None)
+    trained = agent.trained_env_version if isinstance(agent, TrainedEnvVersion) else None
     if trained is None or int(trained) == env_version(game):
         return ""
     return (f"was trained on {env_id(game, int(trained))}, not on today's {env_id(game)}: the env has changed "
@@ -822,7 +821,8 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
     for spec, agent in zip(specs, agents):
         note = rule_differences(agent, rules.options)
         try:  # a trained agent must fit the observation and actions of these options
-            getattr(agent, "check_fits", lambda *_: None)(obs_size, rules.num_actions)
+            if isinstance(agent, ChecksFit):
+                agent.check_fits(obs_size, rules.num_actions)
         except ValueError as err:
             raise CommandError(f"agent {spec!r} cannot play {game} with these options: {err}"
                                + (f"; it was trained with {note}" if note else "")) from None

@@ -4,8 +4,11 @@ The dataset's shards (``training.learn.teach``) are read without pickle and trai
 *blocks* of at least ``warm_start.chunk`` decisions: each epoch visits the training shards in an
 order drawn from the config's seed and that epoch, groups them into blocks, and runs
 :func:`training.learn.warm_start.fit_samples` once over each block (minibatches shuffled within
-it). After each block the trainer checkpoints (``latest.pt``, with ``warm_blocks``): a stopped
-warm start resumes at the next block. The last ``warm_start.holdout_shards`` shards are never
+it). :func:`dataset_warm_start` does this as a function of the network, the dataset, the budget and
+where the warm start stands: it trains a copy of the network and returns the trained weights and
+the new progress; after each block it hands the result so far to its caller, where the trainer
+checkpoints (``latest.pt``, with ``warm_blocks``), so a stopped warm start resumes at the next
+block. The last ``warm_start.holdout_shards`` shards are never
 trained on: after every epoch the actor's agreement with the teacher there (greedy action
 equal to the teacher's, on labelled decisions with more than one legal action) is logged as
 ``warm_start/holdout_agreement``.
@@ -27,7 +30,8 @@ Targets:
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +40,17 @@ import torch
 
 from training.evaluation.bidding import json_ready
 from training.learn.teach import discounted_returns, load_shard, read_manifest
-from training.learn.warm_start import TeacherSamples, augment_tables, fit_samples, log_chunk
+from training.learn.warm_start import (
+    TeacherSamples,
+    WarmStartProgress,
+    WarmStartResult,
+    copy_generator,
+    fit_samples,
+    log_chunk,
+    never,
+    student_of,
+    warm_start_result,
+)
 
 
 def training_shards(manifest: Mapping[str, Any], holdout: int) -> tuple[list[dict], list[dict]]:
@@ -226,69 +240,107 @@ def _layout_key(shards: Sequence[Mapping[str, Any]], held: Sequence[Mapping[str,
     return f"train {[int(s['index']) for s in shards]} held {[int(s['index']) for s in held]}"
 
 
-def run_dataset_warm_start(trainer: Any) -> None:
-    """Warm-start ``trainer`` (a :class:`training.learn.ppo.PPOTrainer`) from
-    ``warm_start.dataset``, from where its ``warm_blocks`` stand; logs ``warm_start/*`` and
-    checkpoints after every block.
+def dataset_warm_start(net: torch.nn.Module, folder: str | Path, ws: Any, train: Any, start: WarmStartProgress,
+                       generator: torch.Generator, *, seed: int, augment: dict[str, torch.Tensor] | None = None,
+                       device: str | torch.device = "cpu", should_stop: Callable[[], bool] = never,
+                       on_chunk: Callable[[WarmStartResult], None] | None = None, writer: Any = None,
+                       progress: bool = False) -> WarmStartResult:
+    """Warm-start a copy of ``net`` from the teacher dataset in ``folder``, block by block, from
+    where ``start`` stands until ``ws.epochs`` epochs have been trained on.
 
+    Block ``k`` is block ``k % B`` of epoch ``k // B`` (:func:`epoch_blocks` of the training
+    shards, ``seed`` and the epoch; ``B`` blocks an epoch); each is trained on once
+    (:func:`training.learn.warm_start.fit_samples`, minibatches shuffled by ``generator``), at a
+    learning rate falling linearly over the whole warm start with ``ws.anneal_lr``. After the last
+    block of each epoch the actor's agreement with the teacher on the held-out shards is measured
+    (and, with ``train.bid_forecast``, the forecast's calibration).
+
+    Args:
+        net: an :class:`agents.learned.network.ActorCritic`; not changed (the result holds the
+            trained weights).
+        folder: the dataset (``whist teach``), already checked to fit the game
+            (:func:`check_dataset`).
+        ws: the budget, a :class:`training.learn.config.WarmStartConfig` (``epochs``, ``chunk``,
+            ``minibatch_size``, ``lr``, ``anneal_lr``, ``holdout_shards``, ``targets``,
+            ``temperature``).
+        train: a :class:`training.learn.config.PPOConfig`: the critic's input
+            (``central_critic``), its targets (``gamma``, ``reward_scale``), the loss weights
+            (``vf_coef``, ``bid_coef``) and ``bid_forecast``.
+        start: where the warm start stands (``blocks``, ``decisions``, ``optimizer``, ``layout``,
+            ``agreement``, ``forecast``).
+        generator: the random stream to continue from; not advanced (the result holds its new
+            state).
+        seed: the seed of the epochs' shard orders (the run's).
+        augment: suit augmentation tables (:func:`training.learn.warm_start.augment_tables`), or ``None``.
+        device: where ``net`` lives.
+        should_stop: asked before each block; ``True`` ends the warm start there (the block in
+            progress is always finished).
+        on_chunk: called with the result so far after each block (the trainer checkpoints there,
+            so that a crash loses at most the block in progress).
+        writer: receives ``warm_start/*`` scalars (anything with ``add_scalar``), or ``None``.
+        progress: show a progress bar on stderr, and the forecast's calibration at the end.
+    Returns:
+        The :class:`training.learn.warm_start.WarmStartResult` (``rng_state`` ``None``).
     Raises:
         FileNotFoundError: no dataset there.
-        ValueError: the dataset does not fit the config (game, rule options, sizes), a shard is
-            missing or damaged, or no shard is left after the hold-out.
+        ValueError: no shard is left after the hold-out, or the dataset has changed since the
+            warm start began (``start.layout``).
     """
-    ws, cfg = trainer.config.warm_start, trainer.cfg
-    folder = Path(ws.dataset)
+    folder = Path(folder)
     manifest = read_manifest(folder)
-    check_dataset(manifest, trainer.config.game, trainer.option_values, trainer.obs_size, trainer.state_size,
-                  trainer.num_actions, str(folder))
-    train, held = training_shards(manifest, ws.holdout_shards)
-    key = _layout_key(train, held)
-    if trainer.warm_blocks and trainer.warm_layout not in (None, key):
-        raise ValueError(f"{folder} has changed since this warm start began ({len(train) + len(held)} shards now): resuming "
+    shards, held = training_shards(manifest, ws.holdout_shards)
+    layout = _layout_key(shards, held)
+    if start.blocks and start.layout not in (None, layout):
+        raise ValueError(f"{folder} has changed since this warm start began ({len(shards) + len(held)} shards now): resuming "
                          "would train on other blocks and hold out other shards; make the larger dataset in a new folder "
                          "or start a new run")
-    trainer.warm_layout = key
-    blocks_per_epoch = len(epoch_blocks(train, ws.chunk, trainer.config.seed, 0))
+    blocks_per_epoch = len(epoch_blocks(shards, ws.chunk, seed, 0))
     total = ws.epochs * blocks_per_epoch
-    optimizer = torch.optim.Adam(trainer.net.parameters(), lr=ws.lr, eps=1e-5)
-    if trainer.warm_optimizer is not None:
-        optimizer.load_state_dict(trainer.warm_optimizer)
-    augment = augment_tables(trainer)
-    held_samples = samples_of(folder, held, cfg.central_critic, cfg.gamma, cfg.reward_scale, outcomes=cfg.bid_forecast) if held else None
+    student, optimizer = student_of(net, ws.lr, start.optimizer)
+    generator = copy_generator(generator)
+    held_samples = samples_of(folder, held, train.central_critic, train.gamma, train.reward_scale, outcomes=train.bid_forecast) \
+        if held else None
+    blocks, decisions, chunks, metrics = start.blocks, start.decisions, 0, {}
+    held_agreement, forecast = start.agreement, start.forecast
+
+    def result() -> WarmStartResult:
+        now = replace(start, blocks=blocks, decisions=decisions, layout=layout, agreement=held_agreement, forecast=forecast)
+        return warm_start_result(now, student, optimizer, generator, None, chunks, blocks >= total, metrics)
+
     bar = None
-    if trainer.progress:
+    if progress:
         from training.progress import progress_bar
 
-        bar = progress_bar(total=total, initial=trainer.warm_blocks, unit="block", dynamic_ncols=True, mininterval=1.0,
+        bar = progress_bar(total=total, initial=blocks, unit="block", dynamic_ncols=True, mininterval=1.0,
                            desc=f"warm start ({folder.name}, {manifest['teacher']})")
     try:
-        while trainer.warm_blocks < total and not trainer._stop_requested and not trainer.out_of_time():
-            epoch, position = divmod(trainer.warm_blocks, blocks_per_epoch)
-            block = epoch_blocks(train, ws.chunk, trainer.config.seed, epoch)[position]
+        while blocks < total and not should_stop():
+            epoch, position = divmod(blocks, blocks_per_epoch)
+            block = epoch_blocks(shards, ws.chunk, seed, epoch)[position]
             t0 = time.perf_counter()
-            samples = samples_of(folder, block, cfg.central_critic, cfg.gamma, cfg.reward_scale, ws.targets, ws.temperature,
-                                 outcomes=cfg.bid_forecast)
-            lr_start = ws.lr * (1 - trainer.warm_blocks / total) if ws.anneal_lr else ws.lr
-            lr_end = ws.lr * (1 - (trainer.warm_blocks + 1) / total) if ws.anneal_lr else None
-            metrics = fit_samples(trainer.net, optimizer, samples, 1, ws.minibatch_size, trainer.generator, cfg.vf_coef,
-                                  trainer.device, cfg.bid_coef, augment, lr_start=lr_start, lr_end=lr_end)
-            trainer.warm_blocks += 1
-            trainer.warm_optimizer = optimizer.state_dict()
-            trainer.warm_decisions += len(samples)
-            log_chunk(trainer, metrics, len(samples), time.perf_counter() - t0)
-            if held_samples is not None and (trainer.warm_blocks % blocks_per_epoch == 0 or trainer.warm_blocks == total):
-                hits, count = agreement(trainer.net, held_samples, trainer.device)
-                metrics["holdout_agreement"] = hits / max(count, 1)
-                if trainer.writer is not None:
-                    trainer.writer.add_scalar("warm_start/holdout_agreement", metrics["holdout_agreement"], trainer.warm_decisions)
-                trainer.warm_agreement = metrics["holdout_agreement"]
-                if cfg.bid_forecast:
-                    trainer.warm_forecast = forecast_calibration(trainer.net, held_samples, device=trainer.device)
-                    if trainer.writer is not None:
-                        trainer.writer.add_scalar("warm_start/holdout_forecast_nll", trainer.warm_forecast["nll"], trainer.warm_decisions)
-            trainer.save("latest.pt")
+            samples = samples_of(folder, block, train.central_critic, train.gamma, train.reward_scale, ws.targets, ws.temperature,
+                                 outcomes=train.bid_forecast)
+            lr_start = ws.lr * (1 - blocks / total) if ws.anneal_lr else ws.lr
+            lr_end = ws.lr * (1 - (blocks + 1) / total) if ws.anneal_lr else None
+            metrics = fit_samples(student, optimizer, samples, 1, ws.minibatch_size, generator, train.vf_coef, device,
+                                  train.bid_coef, augment, lr_start=lr_start, lr_end=lr_end)
+            blocks += 1
+            decisions += len(samples)
+            chunks += 1
+            log_chunk(writer, metrics, len(samples), time.perf_counter() - t0, decisions)
+            if held_samples is not None and (blocks % blocks_per_epoch == 0 or blocks == total):
+                hits, count = agreement(student, held_samples, device)
+                held_agreement = metrics["holdout_agreement"] = hits / max(count, 1)
+                if writer is not None:
+                    writer.add_scalar("warm_start/holdout_agreement", held_agreement, decisions)
+                if train.bid_forecast:
+                    forecast = forecast_calibration(student, held_samples, device=device)
+                    if writer is not None:
+                        writer.add_scalar("warm_start/holdout_forecast_nll", forecast["nll"], decisions)
+            if on_chunk is not None:
+                on_chunk(result())
             if bar is not None:
-                bar.update(trainer.warm_blocks - bar.n)
+                bar.update(blocks - bar.n)
                 post = {"epoch": epoch + 1, "acc": f"{metrics['accuracy']:.3f}"}
                 if "holdout_agreement" in metrics:
                     post["held"] = f"{metrics['holdout_agreement']:.3f}"
@@ -296,18 +348,17 @@ def run_dataset_warm_start(trainer: Any) -> None:
     finally:
         if bar is not None:
             bar.close()
-    if trainer.warm_blocks >= total:
-        trainer.anchor = trainer.net.policy()
-        if trainer.warm_forecast is not None and trainer.progress:
-            print(format_forecast(trainer.warm_forecast))
+    if blocks >= total and forecast is not None and progress:
+        print(format_forecast(forecast))
+    return result()
 
 
-def dataset_blocks_total(trainer: Any) -> int:
-    """Blocks of the whole dataset warm start of ``trainer``: epochs times the blocks of an epoch."""
-    ws = trainer.config.warm_start
+def dataset_blocks_total(ws: Any, seed: int) -> int:
+    """Blocks of the whole warm start on ``ws.dataset`` (a :class:`training.learn.config.WarmStartConfig`)
+    with shard orders drawn from ``seed``: epochs times the blocks of an epoch."""
     train, _ = training_shards(read_manifest(ws.dataset), ws.holdout_shards)
-    return ws.epochs * len(epoch_blocks(train, ws.chunk, trainer.config.seed, 0))
+    return ws.epochs * len(epoch_blocks(train, ws.chunk, seed, 0))
 
 
-__all__ = ["run_dataset_warm_start", "samples_of", "agreement", "forecast_calibration", "format_forecast", "epoch_blocks", "training_shards",
+__all__ = ["dataset_warm_start", "samples_of", "agreement", "forecast_calibration", "format_forecast", "epoch_blocks", "training_shards",
            "check_dataset", "dataset_blocks_total"]

@@ -73,6 +73,7 @@ from typing import Any
 
 import numpy as np
 
+from agents.base import ActionValues, Reseedable
 from agents.learned.checkpoint import write_file_atomic
 from training.errors import CommandError, Interrupted
 from training.evaluation.bidding import json_ready
@@ -178,6 +179,7 @@ class ShardPlayer:
         began = time.perf_counter()
         shard, start, stop, limit = (unit, 0, self.spec.episodes_per_shard, None) if isinstance(unit, int) else unit
         env, teacher, student = self._agents()
+        valued = teacher if isinstance(teacher, ActionValues) else None  # asked once: a protocol check is slow
         spec = self.spec
         first = first_deal_seed(spec.seed, shard, spec.episodes_per_shard)
         rows: dict[str, list] = {key: [] for key in ("observation", "action_mask", "state", "action", "label", "values",
@@ -190,9 +192,8 @@ class ShardPlayer:
             deal_seed = first + j
             sub = np.random.SeedSequence([spec.seed, shard, j]).generate_state(3)
             for agent, s in ((teacher, sub[0]), (student, sub[1])):
-                reseed = getattr(agent, "reseed", None)
-                if agent is not None and reseed is not None:
-                    reseed(int(s))
+                if isinstance(agent, Reseedable):  # the student may be None
+                    agent.reseed(int(s))
             label_rng = np.random.default_rng(int(sub[2]))
             env.reset(seed=deal_seed)
             seats = {a: i for i, a in enumerate(env.possible_agents)}
@@ -206,13 +207,13 @@ class ShardPlayer:
                 values, kind = nan_row, VALUES_NONE
                 if student is None:
                     label = action = int(policy_action(teacher, env, agent, ob))
-                    values, kind = _teacher_values(teacher, nan_row)
+                    values, kind = _teacher_values(valued, nan_row)
                 else:
                     action = int(policy_action(student, env, agent, ob))
                     label = -1
                     if label_rng.random() < spec.label_share:
                         label = int(policy_action(teacher, env, agent, ob))
-                        values, kind = _teacher_values(teacher, nan_row)
+                        values, kind = _teacher_values(valued, nan_row)
                 last[agent] = len(rows["action"])
                 rows["observation"].append(ob["observation"])
                 rows["action_mask"].append(ob["action_mask"])
@@ -270,15 +271,14 @@ def discounted_returns(reward: np.ndarray, seat: np.ndarray, episode: np.ndarray
     return out.astype(np.float32)
 
 
-def _teacher_values(teacher: Any, nan_row: np.ndarray) -> tuple[np.ndarray, int]:
-    """The teacher's per-action values of its last decision (``last_values``, ``last_values_kind``),
-    or NaN and :data:`VALUES_NONE` when it has none."""
-    values = getattr(teacher, "last_values", None)
+def _teacher_values(teacher: ActionValues | None, nan_row: np.ndarray) -> tuple[np.ndarray, int]:
+    """The teacher's per-action values of its last decision and their kind
+    (:class:`agents.base.ActionValues`), or NaN and :data:`VALUES_NONE` when it has none
+    (``teacher`` is ``None`` for a teacher without the capability)."""
+    values = None if teacher is None else teacher.last_values
     if values is None:
         return nan_row, VALUES_NONE
-    from agents.search.pimc import VALUES_POINTS
-
-    return np.asarray(values, dtype=np.float32), int(getattr(teacher, "last_values_kind", VALUES_POINTS))
+    return np.asarray(values, dtype=np.float32), int(teacher.last_values_kind)
 
 
 def double_dummy_values(env: Any, nan_row: np.ndarray) -> np.ndarray:

@@ -46,13 +46,15 @@ from typing import Any
 import numpy as np
 import torch
 
+from agents.base import BatchedPolicy
 from agents.learned.network import masked_log_probs, sample_actions
 from training.evaluation.seed_ranges import TRAINING
 from training.learn.rollout import LEARNER, Batch, RolloutStats, opponent_mix
 
 
 class UniformPolicy(torch.nn.Module):
-    """The ``random`` agent as a batched policy: uniform over the legal actions (masked logits 0)."""
+    """The ``random`` agent as a batched policy (:class:`agents.base.BatchedPolicy`): uniform over
+    the legal actions (masked logits 0)."""
 
     def logits(self, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         """float32 ``(B, A)``: 0 for legal actions, -1e9 for illegal ones (``mask`` ``(B, A)``, nonzero = legal)."""
@@ -132,7 +134,7 @@ class VectorSelfPlayCollector:
         self.sides = torch.tensor(list(sides), dtype=torch.int64, device=self.device)
         self.reward_scale = float(reward_scale)
         self.mix, self.fixed = opponent_mix(mix, opponents)
-        unbatched = [label for label, agent in self.fixed.items() if not callable(getattr(agent, "logits", None))]
+        unbatched = [label for label, agent in self.fixed.items() if not isinstance(agent, BatchedPolicy)]
         if unbatched:
             raise ValueError(f"opponents {unbatched} decide one game at a time; the vector backend batches networks only "
                              "(pool, checkpoint:, zoo:, random): use env.backend: aec for them")

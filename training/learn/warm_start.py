@@ -18,17 +18,21 @@ quantities PPO's critic predicts). The network is then trained on chunks of fres
 This is the "supervised pretraining on expert decisions, then reinforcement learning" recipe of
 AlphaGo (Silver et al. 2016); fine-tuning may keep the policy near the cloned one with PPO's ``kl_coef`` (``training.learn.ppo``).
 
-Generation runs chunk by chunk (``warm_start.chunk`` decisions), so memory stays bounded, and the
-progress is stored in the trainer's checkpoints (``warm_decisions``): a stopped warm start resumes
-where it was.
+:func:`teacher_warm_start` runs it chunk by chunk (``warm_start.chunk`` decisions), so memory
+stays bounded. It is a function of the network, the teacher, the budget, where the warm start
+stands (:class:`WarmStartProgress`) and the random streams: it trains a copy of the network and
+returns the trained weights, the streams' new states and the new progress
+(:class:`WarmStartResult`), which the trainer (:class:`training.learn.ppo.PPOTrainer`) takes over
+and keeps in its checkpoints, so a stopped warm start resumes where it was.
 """
 
 from __future__ import annotations
 
+import copy
 import math
 import time
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -234,69 +238,185 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
             "explained_variance": explained}
 
 
-def augment_tables(trainer: Any) -> dict[str, torch.Tensor] | None:
-    """The suit augmentation tables of ``trainer``'s game on its device (``fit_samples``'s
-    ``augment``) when ``warm_start.suit_augment`` is on, else ``None``."""
-    if not trainer.config.warm_start.suit_augment:
-        return None
+def augment_tables(env: Any, device: str | torch.device = "cpu") -> dict[str, torch.Tensor]:
+    """The suit augmentation tables of ``env``'s game (a raw AEC environment) on ``device``:
+    :func:`fit_samples`'s ``augment``, every allowed suit permutation."""
     from whist_env.envs.symmetry import SuitSymmetry
 
-    symmetry = SuitSymmetry(trainer.make_env())
-    return {k: torch.as_tensor(v, device=trainer.device) for k, v in symmetry.tables(symmetry.permutations).items()}
+    symmetry = SuitSymmetry(env)
+    return {k: torch.as_tensor(v, device=device) for k, v in symmetry.tables(symmetry.permutations).items()}
 
 
-def log_chunk(trainer: Any, metrics: dict[str, float], decisions: int, seconds: float) -> None:
-    """Log one chunk's ``metrics`` and decisions/s as ``warm_start/*`` at the trainer's
-    ``warm_decisions`` (nothing without a writer)."""
-    if trainer.writer is None:
+def log_chunk(writer: Any, metrics: Mapping[str, float], decisions: int, seconds: float, step: int) -> None:
+    """Log one chunk's ``metrics`` and its decisions per second as ``warm_start/*`` scalars at
+    ``step`` (the decisions trained on so far); nothing without a ``writer``."""
+    if writer is None:
         return
     for key, value in metrics.items():
-        trainer.writer.add_scalar(f"warm_start/{key}", value, trainer.warm_decisions)
-    trainer.writer.add_scalar("warm_start/decisions_per_second", decisions / max(seconds, 1e-9), trainer.warm_decisions)
+        writer.add_scalar(f"warm_start/{key}", value, step)
+    writer.add_scalar("warm_start/decisions_per_second", decisions / max(seconds, 1e-9), step)
 
 
-def run_warm_start(trainer: Any) -> None:
-    """Warm-start ``trainer`` (a :class:`training.learn.ppo.PPOTrainer` whose config has a
-    ``warm_start`` section) from where its ``warm_decisions`` stand, chunk by chunk; logs
-    ``warm_start/*`` to its writer and shows a progress bar (decisions/s, ETA) when the trainer
-    does. Honours :meth:`PPOTrainer.request_stop` and the wall-clock budget between chunks. When done, the cloned actor
-    becomes the trainer's ``anchor`` for the KL penalty. (With ``warm_start.dataset`` the trainer
-    calls :func:`training.learn.dataset.run_dataset_warm_start` instead.)
+# --------------------------------------------------------------------------- the warm start as a function
+@dataclass(frozen=True)
+class WarmStartProgress:
+    """Where a warm start stands: what a stopped one needs to go on exactly, and what the
+    trainer keeps of it in its checkpoints (``extra``'s ``warm_*`` keys).
 
-    Raises:
-        ValueError: a bad teacher spec, or a trained teacher that does not fit the game.
+    Attributes:
+        decisions: teacher decisions trained on so far, over every session (a dataset's
+            decisions count once per epoch).
+        blocks: blocks of a dataset warm start trained on so far (a teacher warm start leaves
+            it as it is).
+        optimizer: the warm start's Adam state dict (``None``: a fresh Adam).
+        layout: the shards a dataset warm start trains on and holds out, as text (checked when
+            it resumes).
+        agreement: the last held-out agreement with a dataset's teacher (a share, 0 to 1).
+        forecast: the forecast bid head's last held-out calibration
+            (:func:`training.learn.dataset.forecast_calibration`).
     """
-    from agents.registry import make_agent
 
-    ws, cfg = trainer.config.warm_start, trainer.cfg
-    teacher = make_agent(ws.teacher, trainer.config.game, seed=trainer.config.seed + 999)
-    if hasattr(teacher, "check_fits"):
-        teacher.check_fits(trainer.obs_size, trainer.num_actions)
-    optimizer = torch.optim.Adam(trainer.net.parameters(), lr=ws.lr, eps=1e-5)
-    if trainer.warm_optimizer is not None:
-        optimizer.load_state_dict(trainer.warm_optimizer)
-    augment = augment_tables(trainer)
+    decisions: int = 0
+    blocks: int = 0
+    optimizer: dict[str, Any] | None = None
+    layout: str | None = None
+    agreement: float | None = None
+    forecast: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class WarmStartResult:
+    """What a warm start (:func:`teacher_warm_start`, :func:`training.learn.dataset.dataset_warm_start`)
+    hands back; nothing it was given has changed.
+
+    Attributes:
+        progress: where the warm start stands now.
+        weights: the trained network's state dict (tensors of its own).
+        sampler_state: the torch generator's state after the warm start drew from it
+            (minibatch shuffling, suit augmentation).
+        rng_state: the numpy generator's bit-generator state after the warm start drew the
+            teacher's deals from it; ``None`` when it drew none (a dataset).
+        chunks: chunks (a dataset's blocks) trained on by this call.
+        finished: whether the whole budget has been trained on.
+        metrics: the last chunk's :func:`fit_samples` metrics (a dataset's epoch end adds
+            ``holdout_agreement``); empty when no chunk was trained.
+    """
+
+    progress: WarmStartProgress
+    weights: dict[str, torch.Tensor]
+    sampler_state: torch.Tensor
+    rng_state: dict[str, Any] | None
+    chunks: int
+    finished: bool
+    metrics: dict[str, float]
+
+
+def never() -> bool:
+    """The default stop predicate: never stop early."""
+    return False
+
+
+def copy_generator(generator: torch.Generator) -> torch.Generator:
+    """A generator of its own at ``generator``'s state (drawing from it leaves ``generator`` as it is)."""
+    copy = torch.Generator(device=generator.device)
+    copy.set_state(generator.get_state())
+    return copy
+
+
+def student_of(net: torch.nn.Module, lr: float, optimizer_state: Mapping[str, Any] | None) -> tuple[torch.nn.Module, torch.optim.Adam]:
+    """A copy of ``net`` to train and its Adam (``lr``, eps 1e-5), resumed from
+    ``optimizer_state`` when one is given: a warm start trains the copy and returns its weights,
+    so the network it is handed never changes."""
+    student = copy.deepcopy(net)
+    optimizer = torch.optim.Adam(student.parameters(), lr=lr, eps=1e-5)
+    if optimizer_state is not None:
+        optimizer.load_state_dict(optimizer_state)
+    return student, optimizer
+
+
+def warm_start_result(progress: WarmStartProgress, student: torch.nn.Module, optimizer: torch.optim.Optimizer,
+                      generator: torch.Generator, rng: np.random.Generator | None, chunks: int, finished: bool,
+                      metrics: Mapping[str, float]) -> WarmStartResult:
+    """A :class:`WarmStartResult` of copies: the student and the optimizer go on training after
+    a chunk's result has been handed out, and must not change it."""
+    weights = {k: v.detach().clone() for k, v in student.state_dict().items()}
+    return WarmStartResult(progress=replace(progress, optimizer=copy.deepcopy(optimizer.state_dict())), weights=weights,
+                           sampler_state=generator.get_state(), rng_state=None if rng is None else rng.bit_generator.state,
+                           chunks=chunks, finished=finished, metrics=dict(metrics))
+
+
+def teacher_warm_start(net: torch.nn.Module, teacher: Any, make_env: Callable[[], Any], ws: Any, train: Any,
+                       start: WarmStartProgress, rng: np.random.Generator, generator: torch.Generator, *,
+                       bid_features: Sequence[int] = (), augment: dict[str, torch.Tensor] | None = None,
+                       device: str | torch.device = "cpu", should_stop: Callable[[], bool] = never,
+                       on_chunk: Callable[[WarmStartResult], None] | None = None, writer: Any = None,
+                       progress: bool = False) -> WarmStartResult:
+    """Warm-start a copy of ``net`` from a teacher playing every seat, chunk by chunk, from where
+    ``start`` stands until ``ws.decisions`` teacher decisions have been trained on.
+
+    Each chunk lets the teacher play fresh episodes until ``ws.chunk`` decisions (at most what
+    is left of the budget) lie in finished ones (:func:`teacher_samples`, deals drawn from
+    ``rng``), then trains on them for ``ws.epochs`` passes (:func:`fit_samples`, minibatches
+    shuffled by ``generator``).
+
+    Args:
+        net: an :class:`agents.learned.network.ActorCritic`; not changed (the result holds the
+            trained weights).
+        teacher: an :class:`agents.base.Policy` that fits the game.
+        make_env: builds one raw AEC environment of the game.
+        ws: the budget, a :class:`training.learn.config.WarmStartConfig` (``decisions``,
+            ``chunk``, ``epochs``, ``minibatch_size``, ``lr``, ``bid_explore``).
+        train: a :class:`training.learn.config.PPOConfig`: the critic's input
+            (``central_critic``), its targets (``gamma``, ``reward_scale``) and the loss weights
+            (``vf_coef``, ``bid_coef``).
+        start: where the warm start stands (``decisions``, ``optimizer``).
+        rng, generator: the random streams to continue from; not advanced (the result holds
+            their new states).
+        bid_features: observation indices marking a bidding decision (a bid head's).
+        augment: suit augmentation tables (:func:`augment_tables`), or ``None``.
+        device: where ``net`` lives.
+        should_stop: asked before each chunk; ``True`` ends the warm start there (the chunk in
+            progress is always finished).
+        on_chunk: called with the result so far after each chunk.
+        writer: receives ``warm_start/*`` scalars (anything with ``add_scalar``), or ``None``.
+        progress: show a progress bar (decisions/s, ETA) on stderr.
+    Returns:
+        The :class:`WarmStartResult` (``rng_state`` set).
+    """
+    student, optimizer = student_of(net, ws.lr, start.optimizer)
+    rng, generator = copy.deepcopy(rng), copy_generator(generator)
+    decisions, chunks, metrics = start.decisions, 0, {}
+
+    def result() -> WarmStartResult:
+        return warm_start_result(replace(start, decisions=decisions), student, optimizer, generator, rng, chunks,
+                                 decisions >= ws.decisions, metrics)
+
     bar = None
-    if trainer.progress:
+    if progress:
         from training.progress import progress_bar
 
-        bar = progress_bar(total=ws.decisions, initial=trainer.warm_decisions, unit="dec", unit_scale=True, dynamic_ncols=True,
+        bar = progress_bar(total=ws.decisions, initial=decisions, unit="dec", unit_scale=True, dynamic_ncols=True,
                            desc=f"warm start ({ws.teacher})", mininterval=1.0)
     try:
-        while trainer.warm_decisions < ws.decisions and not trainer._stop_requested and not trainer.out_of_time():
+        while decisions < ws.decisions and not should_stop():
             t0 = time.perf_counter()
-            samples = teacher_samples(trainer.make_env, teacher, min(ws.chunk, ws.decisions - trainer.warm_decisions), trainer.rng,
-                                      cfg.central_critic, cfg.gamma, cfg.reward_scale, trainer.bid_features, ws.bid_explore)
-            metrics = fit_samples(trainer.net, optimizer, samples, ws.epochs, ws.minibatch_size, trainer.generator, cfg.vf_coef,
-                                  trainer.device, cfg.bid_coef, augment)
-            trainer.warm_decisions += len(samples)
-            trainer.warm_optimizer = optimizer.state_dict()
-            log_chunk(trainer, metrics, len(samples), time.perf_counter() - t0)
+            samples = teacher_samples(make_env, teacher, min(ws.chunk, ws.decisions - decisions), rng, train.central_critic,
+                                      train.gamma, train.reward_scale, bid_features, ws.bid_explore)
+            metrics = fit_samples(student, optimizer, samples, ws.epochs, ws.minibatch_size, generator, train.vf_coef, device,
+                                  train.bid_coef, augment)
+            decisions += len(samples)
+            chunks += 1
+            log_chunk(writer, metrics, len(samples), time.perf_counter() - t0, decisions)
+            if on_chunk is not None:
+                on_chunk(result())
             if bar is not None:
-                bar.update(min(trainer.warm_decisions, ws.decisions) - bar.n)
+                bar.update(min(decisions, ws.decisions) - bar.n)
                 bar.set_postfix({"acc": f"{metrics['accuracy']:.3f}", "ev": f"{metrics['explained_variance']:.2f}"}, refresh=False)
     finally:
         if bar is not None:
             bar.close()
-    if trainer.warm_decisions >= ws.decisions:
-        trainer.anchor = trainer.net.policy()
+    return result()
+
+
+__all__ = ["TeacherSamples", "WarmStartProgress", "WarmStartResult", "augment_tables", "fit_samples", "log_chunk", "teacher_samples",
+           "teacher_warm_start"]

@@ -27,6 +27,7 @@ import numpy as np
 from gymnasium import spaces
 
 from whist_env.envs.policy_action import policy_action
+from whist_env.envs.policy_protocols import ActsOnObservation, Seedable
 
 #: What ``step`` does with an action the mask forbids.
 ILLEGAL_ACTION_MODES = ("raise", "terminate")
@@ -38,7 +39,8 @@ class UniformRandomPolicy:
     """Plays uniformly at random among the legal actions (the wrapper's default opponent).
 
     Implemented here so that ``whist_env`` does not import ``agents/``; it follows the same
-    ``act(observation, info_state) -> int`` protocol as ``agents.base.Policy``.
+    ``act(observation, info_state) -> int`` protocol as ``agents.base.Policy`` and is
+    :class:`~whist_env.envs.policy_protocols.Seedable`.
 
     Args:
         seed: seed of its ``numpy`` generator (``None``: fresh entropy).
@@ -226,7 +228,7 @@ class SingleAgentWhistEnv(gymnasium.Env):
         else:
             policies = dict.fromkeys(needed, opponents)
         for seat, p in policies.items():
-            if not callable(getattr(p, "act", None)):
+            if not isinstance(p, ActsOnObservation):
                 raise ValueError(f"opponent for seat {seat} has no act(observation, info_state) method: {p!r}")
         return policies
 
@@ -252,7 +254,8 @@ class SingleAgentWhistEnv(gymnasium.Env):
         # applied only once the underlying reset has accepted the options
         seedable = []
         if seed is not None:
-            seedable = [p for p in {id(p): p for p in self._policies.values()}.values() if callable(getattr(p, "seed", None))]
+            # callable: an int stored as ``seed`` has the name, not the capability
+            seedable = [p for p in {id(p): p for p in self._policies.values()}.values() if isinstance(p, Seedable) and callable(p.seed)]
         policy_seeds = [int(rng.integers(2**63)) for _ in seedable]
         learner_seat = int(rng.integers(self.num_players)) if self._random_seat else self.learner_seat
         try:

@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 
+from agents.base import Named, Reseedable
 from whist_env.envs.policy_action import policy_action
 from whist_env.wrappers.rllib import CONFIG_KEYS as BASE_KEYS
 from whist_env.wrappers.rllib import RLlibWhistEnv
@@ -228,9 +229,9 @@ class RLlibOpponentsEnv(MultiAgentEnv):
         else:
             self.side = int(self._rng.integers(self.num_sides)) if self.learner_side == "random" else int(self.learner_side)
             self.learner_agents = frozenset(a for a, s in zip(self.possible_agents, self.seat_side) if s == self.side)
-            reseed = getattr(self.opponents[self.opponent], "reseed", None)
-            if reseed is not None:
-                reseed(int(self._rng.integers(2**31)))
+            opponent = self.opponents[self.opponent]
+            if isinstance(opponent, Reseedable):
+                opponent.reseed(int(self._rng.integers(2**31)))
         self._points = [0] * self.num_sides
         self._returns = dict.fromkeys(self.learner_agents, 0.0)
         self._pending = {}
@@ -270,7 +271,7 @@ class RLlibOpponentsEnv(MultiAgentEnv):
             raw = self.inner.raw
             action = policy_action(opponent, raw, nxt)
             if not (0 <= action < self.inner.num_actions and raw.game.legal_actions() >> action & 1):
-                name = getattr(opponent, "name", self.opponent)
+                name = opponent.name if isinstance(opponent, Named) else self.opponent
                 raise ValueError(f"opponent {name!r} at {nxt} chose the illegal action {action} in phase {raw.game.phase!r}")
             result = self._inner_step(nxt, action)
 
