@@ -208,6 +208,72 @@ def baselines_markdown(game: str) -> str:
         return results_markdown(game, REPORTS_DIR).strip()
 
 
+def curves_markdown(game: str) -> str:
+    """The game's learning curves from scratch (``reports/curves/<game>/*.csv``, made by ``whist curve``):
+    its figure and each run's last point, or how to make them."""
+    from training.evaluation.curves import CURVES_DIR, PLOTS_DIR, curve_table, game_curves
+
+    recipes = sorted(p.name for p in (ROOT / "configs").glob("*_scratch.yaml") if _config_game(p) == game)
+    recipe = f"`configs/{recipes[0]}`" if recipes else "a `configs/<game>_scratch.yaml`"
+    curves = game_curves(game, ROOT / CURVES_DIR)
+    if not curves:
+        return (f"No learning curve yet. PPO from scratch: `whist train {recipe.strip('`')}`, then "
+                "`whist curve RUN_DIR` writes its evaluations and this figure.")
+    return "\n".join([
+        f"PPO from scratch on the batched engine ({recipe}), evaluated in training on 200 duplicate deals of the "
+        "development seed range against each opponent; `whist curve RUN_DIR...` writes the data "
+        f"(`{CURVES_DIR}/{game}/`) and the figure.",
+        "",
+        f"![Win rate of PPO from scratch by steps and CPU-hours](../assets/curves/{game}.png)",
+        "",
+        curve_table(curves).strip(),
+        "",
+        f"The figure: `{PLOTS_DIR}/{game}.png`.",
+    ])
+
+
+def _config_game(path: Path) -> str | None:
+    import yaml
+
+    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    return data.get("game") if isinstance(data, dict) else None
+
+
+def figures() -> dict[Path, list[Path]]:
+    """Each learning-curve figure (path relative to the repository root) -> the CSVs it is drawn from."""
+    from training.evaluation.curves import CURVES_DIR, PLOTS_DIR
+
+    out = {}
+    for folder in sorted((ROOT / CURVES_DIR).glob("*/")):
+        csvs = sorted(folder.glob("*.csv"))
+        if csvs:
+            out[PLOTS_DIR / f"{folder.name}.png"] = csvs
+    return out
+
+
+def stale_figures() -> list[Path]:
+    """The figures that are missing or drawn from other CSVs than the committed ones (the PNG keeps
+    the digest of its CSVs: ``training.viewers.curves.figure_source``)."""
+    from training.evaluation.curves import csv_digest
+    from training.viewers.curves import figure_source
+
+    return [path for path, csvs in figures().items() if figure_source(ROOT / path) != csv_digest(csvs)]
+
+
+def draw_figures() -> list[Path]:
+    """Draw every stale figure (:func:`stale_figures`); returns the paths drawn."""
+    from training.evaluation.curves import csv_digest, read_curve
+    from training.viewers.curves import plot_game
+    from whist_env import games
+
+    drawn = []
+    for path in stale_figures():
+        csvs = figures()[path]
+        plot_game([read_curve(c) for c in csvs], games.spec(path.stem).docs.title, ROOT / path, source=csv_digest(csvs))
+        drawn.append(path)
+    return drawn
+
+
 # ---------------------------------------------------------------------------------------------- pages
 def game_page(game: str) -> str:
     """The Markdown of ``docs/games/<game>.md`` (a str) for the registered game ``game``: its
@@ -272,6 +338,7 @@ def game_page(game: str) -> str:
     ]
     lines += actions_table(raw_env) + [""]
     lines += ["## Baselines' strength", "", baselines_markdown(game), ""]
+    lines += ["## Learning curve", "", curves_markdown(game), ""]
     return "\n".join(lines)
 
 
@@ -312,14 +379,14 @@ def main(argv: list[str] | None = None) -> int:
     if args.check:
         from whist_env import games
 
-        stale = stale_pages()
+        stale = stale_pages() + stale_figures()
         if stale:
             names = ", ".join(str(p) for p in stale)
             print(f"docs/generate.py --check: stale generated page(s): {names}; run `python docs/generate.py`", file=sys.stderr)
             return 1
         print(f"docs/generate.py --check: {len(games.specs())} generated pages are up to date")
         return 0
-    written = write_pages()
+    written = write_pages() + draw_figures()
     print(f"docs/generate.py: wrote {len(written)} page(s)" + (f": {', '.join(str(p) for p in written)}" if written else " (all up to date)"))
     return 0
 

@@ -10,8 +10,8 @@ from torch.utils.tensorboard import SummaryWriter
 
 from training.cli import main
 from training.errors import CommandError
+from training.evaluation.curves import curve_table, export_run, game_curves, read_curve
 from training.evaluation.stats import wilson_interval
-from training.viewers.curves import curve_table, export_run, game_curves, read_curve
 
 
 def fake_run(root, name="classic_scratch_s7", ci=True):
@@ -73,3 +73,15 @@ def test_a_folder_that_is_not_a_run_or_has_no_evaluation_is_refused_in_one_line(
     (tmp_path / "bad.csv").write_text("step,x\n")
     with pytest.raises(CommandError, match="not a learning-curve CSV"):
         read_curve(tmp_path / "bad.csv")
+
+
+def test_a_figure_keeps_the_digest_of_the_csvs_it_was_drawn_from(tmp_path):
+    from training.evaluation.curves import csv_digest
+    from training.viewers.curves import figure_source, plot_game
+
+    csv = export_run(fake_run(tmp_path), tmp_path / "curves")
+    png = plot_game([read_curve(csv)], "Classic Whist", tmp_path / "c.png", source=csv_digest([csv]))
+    assert figure_source(png) == csv_digest([csv])
+    csv.write_text(csv.read_text().replace("0.2500", "0.2600"))
+    assert figure_source(png) != csv_digest([csv])  # the figure is stale once the data changes
+    assert figure_source(tmp_path / "missing.png") is None

@@ -22,7 +22,7 @@ def load_generator():
 
 def test_generated_game_pages_are_up_to_date():
     generate = load_generator()
-    stale = generate.stale_pages()
+    stale = generate.stale_pages() + generate.stale_figures()
     assert not stale, f"stale generated page(s): {', '.join(map(str, stale))}; run `python docs/generate.py`"
 
 

@@ -148,6 +148,7 @@ def test_rule_options_are_printed_once_not_at_every_prompt(monkeypatch, tmp_path
     assert status == 0, text
     assert text.count("rules: episode=hand") == 1
     assert "options:" not in text and "'reward'" not in text
+    assert "history:" not in text  # the hand's action ids: shown in words by the events and the trick
 
 
 def test_cards_are_written_as_the_person_types_them():

@@ -10,6 +10,7 @@ import numpy as np
 
 from agents.search.rollout import Rollout
 from agents.search.spec import check_int, parse_options
+from whist_env.envs.policy_protocols import ActsInEnv, RandomState, Reseedable
 
 #: Builds a policy from an agent spec: ``make_policy(spec, game, seed) -> Policy``.
 PolicyFactory = Callable[[str, str, "int | None"], Any]
@@ -48,7 +49,7 @@ class SearchAgent:
         if seed is not None:
             seed = check_int(self.KIND, "seed", seed, 0)
         policy = make_policy(rollout, game, seed=None if seed is None else seed + 1)
-        if hasattr(policy, "act_in_env"):
+        if isinstance(policy, ActsInEnv):
             raise ValueError(f"{self.KIND}: rollout={rollout!r} is a search agent; a rollout policy must act from its own "
                              "observation (e.g. heuristic, random, zoo:GAME, checkpoint:PATH)")
         self.rollout_spec = rollout
@@ -61,19 +62,17 @@ class SearchAgent:
         (matches do so before every play, so that a play does not depend on the plays before
         it)."""
         self.rng = np.random.default_rng(seed)
-        reseed = getattr(self.rollout.policy, "reseed", None)
-        if reseed is not None:
-            reseed(int(np.random.SeedSequence(seed).generate_state(1)[0]))
-        inference = getattr(getattr(self, "inference", None), "policy", None)
-        reseed = getattr(inference, "reseed", None)
-        if reseed is not None:
-            reseed(int(np.random.SeedSequence(seed).generate_state(2)[1]))
+        if isinstance(self.rollout.policy, Reseedable):
+            self.rollout.policy.reseed(int(np.random.SeedSequence(seed).generate_state(1)[0]))
+        weights = getattr(self, "inference", None)  # PIMC's WorldWeights, where it weighs its worlds
+        if weights is not None and isinstance(weights.policy, Reseedable):
+            weights.policy.reseed(int(np.random.SeedSequence(seed).generate_state(2)[1]))
 
     def random_state(self) -> dict[str, Any]:
         """The state of its worlds' generator and of its rollout policy's where that has one
         (:class:`agents.base.RandomState`)."""
-        policy_state = getattr(self.rollout.policy, "random_state", None)  # search imports no other room of agents/
-        return {"rng": self.rng.bit_generator.state, "rollout": None if policy_state is None else policy_state()}
+        policy = self.rollout.policy
+        return {"rng": self.rng.bit_generator.state, "rollout": policy.random_state() if isinstance(policy, RandomState) else None}
 
     def set_random_state(self, state: Mapping[str, Any]) -> None:
         """Restore a state of :meth:`random_state`."""

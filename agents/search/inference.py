@@ -4,20 +4,17 @@ Inference in Trick-Taking Card Games", IEEE CoG 2019).
 
 :meth:`WorldWeights.log_weights` replays each world's hand from its deal (the world's
 ``current_deal()``, which :meth:`whist_env.rules.base.TrickTakingGame.resample` fills in from the
-world's own cards) through the same actions as the table, and at every action of another
-player asks the policy, from that player's observation and information state *in the
-replayed world* (what it saw at that moment had the world been the table), how likely it was.
-The world's weight is the product of those probabilities over the hand so far (bids,
-declarations and card play); only the world and the public history are read, never the
-table's hidden cards.
+world's own cards) through the world's history of the hand
+(:meth:`~whist_env.rules.base.TrickTakingGame.history`), and at every action of another player
+asks the policy, from that player's observation and information state *in the replayed world*
+(what it saw at that moment had the world been the table), how likely it was. The world's
+weight is the product of those probabilities over the hand so far (bids, declarations and card
+play); only the world is read, never the table's hidden cards.
 
-Which action was taken is read from the public events (``information_state()["events"]``): a
-card play is its ``("play", seat, card)`` event; any other action is the one legal action whose
-events match the table's (found by trying each on a copy, once a decision). An action that
-leaves no public trace of which it was (a Bid Whist kitty discard, Minnesota Whist's face-down
-bid card) is replayed as the world has it (the one leaving the player's private state as in the
-world, else a card that has left its hand for good) and is not weighted: the world holds those
-cards, but not the order in which they were chosen.
+A world's history is the table's public history with the world's own choices in place of the
+ones the observer did not see (a Bid Whist kitty discard, Minnesota Whist's face-down bid card:
+``public_history`` shows them as ``None``). Those are replayed as the world has them and not
+weighted: the world holds those cards, but not the order in which they were chosen.
 """
 
 from __future__ import annotations
@@ -29,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from whist_env.envs.encoding import mask_to_int8
+from whist_env.envs.policy_protocols import ActionProbabilities, reads_mask_only
 
 
 class ReplayError(ValueError):
@@ -103,9 +101,9 @@ class WorldWeights:
         self.policy = policy
         self.epsilon = float(epsilon)
         # a policy reading only the mask is asked on the rules object, as rollouts are played
-        self.mask_only = getattr(policy, "uses_observation_vector", True) is False
-        self.probabilities: Callable[[Mapping[str, np.ndarray], Mapping[str, Any]], np.ndarray] | None = getattr(
-            policy, "action_probabilities", None)
+        self.mask_only = reads_mask_only(policy)
+        self.probabilities: Callable[[Mapping[str, np.ndarray], Mapping[str, Any]], np.ndarray] | None = (
+            policy.action_probabilities if isinstance(policy, ActionProbabilities) else None)
 
     def log_weights(self, worlds: Sequence[Any], observer: int) -> np.ndarray | None:
         """The log-weight (float64 ``[len(worlds)]``) of each world: the sum over this hand's
@@ -121,37 +119,33 @@ class WorldWeights:
             the log-weights, or ``None`` when a world's hand does not replay from its deal
             (:class:`ReplayError`): then no inference is possible at this decision.
         """
-        plan: list[int | None] = []  # the action of each step of the hand, None where not public
         out = np.zeros(len(worlds))
         try:
             for i, world in enumerate(worlds):
-                out[i] = self._log_likelihood(world, observer, plan)
+                out[i] = self._log_likelihood(world, observer)
         except ReplayError:
             return None
         return out
 
-    def _log_likelihood(self, world: Any, observer: int, plan: list[int | None]) -> float:
-        """The world's log-weight; ``plan`` caches, across the worlds of a decision, the
-        actions that the public events name (filled in by the first world)."""
+    def _log_likelihood(self, world: Any, observer: int) -> float:
+        """The world's log-weight: its hand replayed from its deal through its history."""
         game = world.game
-        steps = game.actions_in_hand
-        if steps == 0:
+        history = game.history()
+        if not history:
             return 0.0
+        seen = game.public_history(observer)
         replay_env = None if self.mask_only else world.clone()
         replay = game.clone() if replay_env is None else replay_env.game
-        replay.actions_in_hand = 0  # the copy's hand restarts from its deal
         try:
-            replay.redeal(game.current_deal())
+            replay.rewind_hand()
         except ValueError as err:
             raise ReplayError(f"the world's deal does not replay: {err}") from None
         truth = game.events
         total = 0.0
-        for k in range(steps):
-            seat = replay.current_player
-            if seat is None:
-                raise ReplayError(f"the replay ended after {k} of {steps} actions")
-            action, public = self._step_action(replay, game, truth, k, plan)
-            if public and seat != observer:
+        for k, (seat, action) in enumerate(history):
+            if replay.current_player != seat:
+                raise ReplayError(f"action {k} of the hand: seat {seat} acted, the replay has {replay.current_player} to act")
+            if seat != observer and seen[k][1] is not None:
                 total += self._log_prob(replay, replay_env, seat, action)
             pos = len(replay.events)
             try:
@@ -163,49 +157,6 @@ class WorldWeights:
                 raise ReplayError(f"action {k} of the hand gives other public events in the world")
         self._check_same(replay, game)
         return total
-
-    def _step_action(self, replay: Any, game: Any, truth: Sequence[tuple], k: int,
-                     plan: list[int | None]) -> tuple[int, bool]:
-        """``(action, public)``: the ``k``-th action of the hand for ``replay`` (at its
-        ``k``-th step), and whether the public events name it."""
-        if k < len(plan) and plan[k] is not None:
-            return plan[k], True
-        pos = len(replay.events)
-        if replay.phase in replay.CARD_PLAY_PHASES:
-            event = truth[pos] if pos < len(truth) else None
-            if event is None or event[0] != "play" or event[1] != replay.current_player:
-                raise ReplayError(f"action {k} of the hand: no play of seat {replay.current_player} in the events")
-            action, public = int(event[2]), True
-        else:
-            matches = []
-            for a in replay.legal_action_list():
-                copy = replay.clone()
-                copy.apply(a)
-                n = len(copy.events)
-                if n <= len(truth) and copy.events[pos:] == truth[pos:n]:
-                    matches.append((a, copy))
-            if not matches:
-                raise ReplayError(f"action {k} of the hand: no legal action gives the table's events")
-            public = len(matches) == 1
-            action = matches[0][0] if public else self._private_action(matches, game, replay.current_player)
-        if k == len(plan):
-            plan.append(action if public else None)
-        return action, public
-
-    @staticmethod
-    def _private_action(matches: Sequence[tuple[int, Any]], game: Any, seat: int) -> int:
-        """The world's own choice among actions that leave the same public events: the one after
-        which ``seat``'s private state is the world's, else the lowest card that is neither in
-        ``seat``'s world hand nor among its plays (a discard)."""
-        target = dict(game.private_state(seat))
-        for a, copy in matches:
-            if dict(copy.private_state(seat)) == target:
-                return a
-        gone = ~(game.hands[seat] | game.played[seat])
-        for a, _ in matches:
-            if a < game.NUM_CARD_ACTIONS and gone >> a & 1:
-                return a
-        raise ReplayError(f"seat {seat}: none of the actions that fit the events fits the world")
 
     def _log_prob(self, replay: Any, replay_env: Any, seat: int, action: int) -> float:
         """Log-probability of ``action`` by the policy at ``seat`` of ``replay`` (the rules object,

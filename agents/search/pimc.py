@@ -8,17 +8,22 @@ at most ``rollouts`` rollouts a decision (``rollouts // legal actions`` worlds, 
 that a lead from 13 cards costs no more than a choice between 2. Worlds that come out identical
 (e.g. German Whist once the stock is gone, when every card is known) are valued once.
 
-**Card play.** In each world every legal card is valued
+How each decision is searched is the game's descriptor's (``whist_env.games``): the phase's
+:class:`~whist_env.games.Decision` says ``"solve"``, ``"rollout"``, ``"forecast"``, ``"contract"``
+or ``"heuristic"``, and ``solver_depth`` is ``exact=auto``. What a bid means and what a contract
+scores the rules say (``bid_meaning``, ``contract_value``, ``last_hand_contract``): search
+imports no game's rules.
 
-* **exactly**, once at most ``exact`` tricks remain in a hand whose tricks the side simply wants
-  many or few of (``trick_objective``) and whose stock is exhausted: the double-dummy tricks of
-  its side from the current trick on, by the compiled solver in every game
-  (``agents.search.solving``; fewest tricks best in Minnesota Low). Romanian Whist's card play is
-  never solved this way: its objective is an exact bid, not a trick count, so a double-dummy
-  trick count would value overtricks as gains; its cards are valued by rollouts of the game's
-  own scoring. German Whist's stock phase is valued by rollouts too (the cards it wins are drawn
-  from the stock, not tricks); its play after the stock is solved whole, from its first trick;
-* else by a **rollout**: the card, then the ``rollout`` policy in every seat to the end of the
+**Card play** (``"solve"`` and ``"rollout"``). In each world every legal action is valued
+
+* **exactly** (``"solve"``), once at most ``exact`` tricks remain in a hand whose tricks the side
+  simply wants many or few of (``trick_objective``): the double-dummy tricks of its side from the
+  current trick on, by the compiled solver in every game (``agents.search.solving``; fewest
+  tricks best in Minnesota Low). Romanian Whist's card play is ``"rollout"``: its objective is
+  an exact bid, not a trick count, so a double-dummy trick count would value overtricks as
+  gains. German Whist's stock phase is ``"rollout"`` too (the cards it wins are drawn from the
+  stock, not tricks); its play after the stock is solved whole, from its first trick;
+* else by a **rollout**: the action, then the ``rollout`` policy in every seat to the end of the
   hand; the value is the hand's points of the agent's side minus the mean of the other sides'
   (the game's own scoring, exact bids included; :func:`agents.search.rollout.side_value`).
 
@@ -27,25 +32,28 @@ values (double-dummy trick counts tie often) the ``rollout`` policy's own choice
 them, else the lowest action id. Where actions are valued by rollouts (one playout a world,
 a few worlds a decision) the best mean is mostly the luckiest: the agent plays the ``rollout``
 policy's own choice unless another action beats it, on the paired differences over the same
-worlds, by more than ``z`` standard errors (default 1; ``z=0``: the best mean). Without this, in
-Bid Whist, the best-mean discards (18 candidates, 2 worlds each) and declarations lost 1.4
-points a hand against the heuristic's own (50 duplicate deals, card play by the heuristic).
+worlds, by more than ``z`` standard errors (default 1; ``z=0``: the best mean): with a few
+worlds per action and many actions (Bid Whist's 18 candidate discards) the best mean is mostly
+the luckiest one.
 
-**Exact bids** (Romanian Whist). In each world the agent's tricks are counted: double dummy with
-every other player against it once the hand has at most ``exact`` cards, else by a rollout of the
-``rollout`` policy (its own bid included). The agent bids the count most often seen that the
-hook rule allows; ties go to the best mean deal score (RULES.md §5.7, streaks left out) over the
-worlds, then to the lowest bid.
+**Exact bids** (``"forecast"``: Romanian Whist). In each world the agent's tricks are counted:
+double dummy with every other player against it once the hand has at most ``exact`` cards, else
+by a rollout of the ``rollout`` policy (its own bid included). The agent bids the count most
+often seen that the rules allow (the hook rule); ties go to the best mean value of the bid over
+the worlds (``contract_value``: the deal score, RULES.md §5.7, streaks left out), then to the
+lowest bid.
 
-**The Bid Whist auction.** In each world one rollout follows a pass and one each mode's lowest
-legal bid (its probe); where the probe becomes the contract, every level of that mode is valued
-by the books that rollout made (``contract_points``: made or set, doubled in no-trump, Boston),
-else by the rollout's points. Levels of a mode share their sample, so a higher level is never
-chosen for its own luck; the call is then chosen as rollout-valued cards are (``z``).
+**An auction** (``"contract"``: the Bid Whist auction). In each world one rollout follows a pass
+and one each mode's lowest legal bid (its probe); where the probe becomes the contract, every
+level of that mode is valued by the books that rollout made (``contract_value``: made or set,
+doubled in no-trump, Boston), else by the rollout's points. Levels of a mode share their sample,
+so a higher level is never chosen for its own luck; the call is then chosen as rollout-valued
+cards are (``z``).
 
-**Other decisions** (Bid Whist kitty discards and declaration): each legal action is valued by
-rollouts over the worlds, as cards are before the exact solve (a discard greedily, card by
-card). Minnesota Whist's bid cards fall back to the game's rule-based heuristic.
+**Other decisions** (``"rollout"``: Bid Whist kitty discards and declaration): each legal action
+is valued by rollouts over the worlds, as cards are before the exact solve (a discard greedily,
+card by card). ``"heuristic"`` decisions (Minnesota Whist's bid cards) are the game's rule-based
+player's.
 
 **Policy-based inference** (``inference=SPEC``; Rebstock, Solinas, Buro and Sturtevant, "Policy
 Based Inference in Trick-Taking Card Games", IEEE CoG 2019). The worlds above are uniform among
@@ -59,8 +67,7 @@ proportion to the weights. A deterministic policy (the rule-based players; the l
 whose ``act`` is their argmax) counts ``1 - epsilon`` for its own choice and ``epsilon`` spread
 over the other legal actions. The kept worlds' effective sample size is at most the candidates'
 (Kish's, :attr:`PIMCAgent.last_ess`): where the history is unlikely under most candidates a
-few of them fill the decision. ``inference=none`` (the default) draws exactly the worlds it
-drew before the option existed.
+few of them fill the decision. ``inference=none`` (the default) draws uniform worlds, unweighted.
 """
 
 from __future__ import annotations
@@ -75,9 +82,8 @@ from agents.search.inference import WorldWeights, effective_sample_size, systema
 from agents.search.rollout import side_value
 from agents.search.solving import card_values, solved_tricks
 from agents.search.spec import check_int, check_real
-from whist_env.rules.base import PLAY
-from whist_env.rules.bid_whist import PASS, bid_of
-from whist_env.rules.romanian import deal_points
+from whist_env import games
+from whist_env.envs.policy_protocols import ActsInEnv, UniformChoice
 
 #: :attr:`PIMCAgent.last_values_kind`: values in tricks (double dummy) or in points (rollouts).
 VALUES_TRICKS, VALUES_POINTS = 1, 2
@@ -90,19 +96,6 @@ def _exact_option(text: str) -> int | None:
 
 _exact_option.label = "int or auto"  # type: ignore[attr-defined]
 
-#: ``exact=auto`` of each game: the most tricks left at which the compiled solver values every
-#: card of a world in about 0.03 s or less at the median on one core (``benchmarks/bench_solver.py``:
-#: Classic 0.014 s at 8 tricks and 0.07 s at 9; Minnesota 0.010 s at 8, 0.11 s at 10; Bid Whist
-#: 0.025 s at 9, 0.08 s at 10; Cutthroat 0.006 s at 10, 0.034 s at 11). German Whist's play after
-#: the stock (13 tricks, 0.003 s) and Romanian Whist's hands (8 cards at most, for its bids) are
-#: solved whole.
-AUTO_EXACT = {"classic_whist": 8, "minnesota_whist": 8, "german_whist": 13, "romanian_whist": 8, "bid_whist": 9,
-              "cutthroat_whist": 10}
-#: ``exact=auto`` of a game :data:`AUTO_EXACT` does not list.
-SOLVER_EXACT = 6
-#: Decisions left to the rule-based heuristic, by game and phase.
-HEURISTIC_PHASES = {"minnesota_whist": ("bid_card",)}
-
 
 class PIMCAgent(SearchAgent):
     """PIMC search for one game (see the module docstring).
@@ -110,9 +103,10 @@ class PIMCAgent(SearchAgent):
     Args:
         game: the game's name (a key of ``whist_env.GAMES``).
         worlds: worlds sampled per decision (K >= 1).
-        exact: solve exactly once at most this many tricks remain (0: never); ``None`` or
-            ``"auto"``: the game's :data:`AUTO_EXACT` (the whole hand where the compiled solver
-            values a world in time: German Whist's play after the stock; see the table there).
+        exact: in ``"solve"`` decisions, solve exactly once at most this many tricks remain (0:
+            never); ``None`` or ``"auto"``: the game's ``solver_depth`` (``whist_env.games``: the
+            most tricks left at which the compiled solver values a world in about 0.03 s; German
+            Whist's whole play after the stock).
         rollouts: at most this many rollouts a decision where actions are valued by rollouts
             (0: no limit, ``worlds`` worlds always).
         z: where actions are valued by rollouts, leave the rollout policy's choice only for a
@@ -152,7 +146,7 @@ class PIMCAgent(SearchAgent):
                "inference": str, "candidates": int, "epsilon": float}
     SPEC_OPTIONS = ("rollout", "inference")
     #: An option whose value turns it off, with the options that count only while it is on: a spec
-    #: with it off names the player it named before the option existed
+    #: with it off names the same player as a spec without them
     #: (:func:`agents.registry.canonical_spec` leaves them all out).
     OFF_OPTIONS = {"inference": ("none", ("candidates", "epsilon"))}
 
@@ -169,7 +163,8 @@ class PIMCAgent(SearchAgent):
         self.game, self.worlds, self.exact, self.rollouts, self.z = game, worlds, exact, rollouts, z
         self._start_search(game, rollout, seed, make_policy)
         self.fallback = make_policy("heuristic", game, None)
-        self.heuristic_phases = HEURISTIC_PHASES.get(game, ())
+        #: the game's descriptor: how each phase's decision is searched, and ``exact=auto``
+        self.game_spec = games.spec(game)
         self.name = f"pimc:worlds={self.worlds},exact={'auto' if exact is None else exact},rollouts={self.rollouts},z={self.z:g},rollout={rollout}"
         self.candidates = check_int("pimc", "candidates", candidates, 1)
         epsilon = check_real("pimc", "epsilon", epsilon, 0.0)
@@ -192,10 +187,10 @@ class PIMCAgent(SearchAgent):
         self.last_values_kind = VALUES_POINTS
         if self.inference_spec is not None:
             policy = make_policy(self.inference_spec, game, None if seed is None else seed + 2)
-            if getattr(policy, "name", None) == "random":
+            if isinstance(policy, UniformChoice) and policy.chooses_uniformly:
                 raise ValueError("pimc: inference=random would weigh every world alike (a uniform policy gives every history "
                                  "the same probability): use inference=none")
-            if hasattr(policy, "act_in_env"):
+            if isinstance(policy, ActsInEnv):
                 raise ValueError(f"pimc: inference={self.inference_spec!r} is a search agent; the inference policy must act "
                                  "from its own observation (e.g. heuristic, zoo:GAME, checkpoint:PATH)")
             self.inference = WorldWeights(policy, epsilon)
@@ -213,17 +208,15 @@ class PIMCAgent(SearchAgent):
         if len(legal) == 1:
             return int(legal[0])
         info = env.information_state(agent)
-        phase = info["phase"]
-        if phase in self.heuristic_phases:
+        search = self.game_spec.decision(info["phase"]).search
+        if search == "heuristic":
             return int(self.fallback.act(observation, info))
-        rules = type(env.game)
-        if phase == "auction" and hasattr(env.game, "contract_points"):
+        if search == "contract":
             return self._contract_bid(env, agent, legal, observation, info)
-        if phase in rules.BIDDING_PHASES and env.game.trick_objective(env.possible_agents.index(agent)) == 0:
+        if search == "forecast":
             return self._exact_bid(env, agent, legal)
         tricks_left = len(info["hand"]) + (1 if info["trick"] else 0)
-        card_play = phase in rules.CARD_PLAY_PHASES
-        exact = card_play and self._solves(env.game, env.possible_agents.index(agent), tricks_left)
+        exact = search == "solve" and self._solves(env.game, env.possible_agents.index(agent), tricks_left)
         worlds = self.worlds if exact else self._rollout_worlds(len(legal))
         rows = []
         memo: dict[tuple, np.ndarray] = {}
@@ -297,15 +290,14 @@ class PIMCAgent(SearchAgent):
         return int(legal[np.flatnonzero(mean >= mean.max())[0]])
 
     def _solves(self, game: Any, seat: int, tricks_left: int) -> bool:
-        """Whether a card-play decision of ``seat`` is valued double dummy (from public facts:
-        the phase, the ranking, the objective and the tricks left)."""
-        objective = game.trick_objective(seat)
-        return objective != 0 and game.phase == PLAY and tricks_left <= self._exact_limit()
+        """Whether a ``"solve"`` decision of ``seat`` is valued double dummy now (from public
+        facts: the objective and the tricks left)."""
+        return game.trick_objective(seat) != 0 and tricks_left <= self._exact_limit()
 
     def _exact_limit(self) -> int:
         """Most tricks left at which a decision is solved exactly: ``exact``, or the game's
-        :data:`AUTO_EXACT`."""
-        return AUTO_EXACT.get(self.game, SOLVER_EXACT) if self.exact is None else self.exact
+        ``solver_depth``."""
+        return self.game_spec.solver_depth if self.exact is None else self.exact
 
     def _values(self, world: Any, legal: np.ndarray, exact: bool) -> np.ndarray:
         """Value of each legal action in ``world``: exact tricks or the rollouts' points."""
@@ -319,9 +311,11 @@ class PIMCAgent(SearchAgent):
 
     def _exact_bid(self, env: Any, agent: str, legal: np.ndarray) -> int:
         """The bid of the most often seen trick count that is legal (module docstring)."""
+        game = env.game
         seat = env.possible_agents.index(agent)
-        size = env.game.hands[seat].bit_count()
-        bids = [int(env.game.action_label(int(a)).split(":")[1]) for a in legal]
+        size = game.hands[seat].bit_count()
+        bids = [int(a) for a in legal]
+        tricks = [game.bid_meaning(a).tricks for a in bids]
         counts = np.zeros(len(legal))
         scores = np.zeros(len(legal))
         for world in self._draw_worlds(env, agent, self.worlds):
@@ -329,39 +323,40 @@ class PIMCAgent(SearchAgent):
                 took = solved_tricks(world.game, seat)
             else:
                 took = self.rollout.final(world).last_hand[1][seat]
-            counts += [b == took for b in bids]
-            scores += [deal_points(b, took) for b in bids]
+            counts += [t == took for t in tricks]
+            scores += [game.contract_value(seat, a, took) for a in bids]
         best = max(range(len(legal)), key=lambda i: (counts[i], scores[i], -i))
         self._record_values(scores / self.worlds, legal, env.observe(agent), VALUES_POINTS)
         return int(legal[best])
 
     def _contract_bid(self, env: Any, agent: str, legal: np.ndarray, observation: Mapping[str, np.ndarray],
                       info: Mapping[str, Any]) -> int:
-        """The call chosen by :meth:`_best` (gated by ``z``) from its values over the worlds (Bid
-        Whist auction; module docstring).
+        """The call chosen by :meth:`_best` (gated by ``z``) from its values over the worlds (an
+        auction; module docstring).
 
         One rollout a world for a pass and one for each mode's lowest legal bid (the probe);
         where the probe becomes the contract, every level of its mode is valued by the books
-        that rollout made (``contract_points``), else by the rollout's points. Every level of a
+        that rollout made (``contract_value``), else by the rollout's points. Every level of a
         mode shares the same sample, so a higher level is not chosen for its luck alone.
         """
         game = env.game
         seat = env.possible_agents.index(agent)
         side = game.side_of(seat)
-        by_mode: dict[str | None, list[int]] = {}  # the legal calls by mode, None: pass
-        for a in legal:
-            by_mode.setdefault(None if a == PASS else bid_of(int(a))[1], []).append(int(a))
+        meanings = {int(a): game.bid_meaning(int(a)) for a in legal}
+        by_mode: dict[tuple[str, Any], list[int]] = {}  # ("bid", mode): the bids of a mode; ("call", a): a pass
+        for a, meaning in meanings.items():
+            by_mode.setdefault(("call", a) if meaning is None else ("bid", meaning.mode), []).append(a)
         column = {int(a): i for i, a in enumerate(legal)}
         worlds = self._rollout_worlds(len(by_mode))
         values = np.zeros((worlds, len(legal)))
         for w, world in enumerate(self._draw_worlds(env, agent, worlds)):
-            for mode, calls in by_mode.items():
-                probe = min(calls)  # the lowest level: bid ids rise with the level within a mode
+            for (kind, _), calls in by_mode.items():
+                probe = min(calls, key=lambda a: meanings[a].tricks) if kind == "bid" else calls[0]
                 final = self.rollout.final(world, probe)
-                if mode is not None and final.last_contract[:3] == (seat, *bid_of(probe)):
+                contract = final.last_hand_contract() if kind == "bid" else None
+                if contract is not None and contract[:2] == (seat, probe):
                     for a in calls:
-                        points = game.contract_points(side, bid_of(a)[0], mode, final.last_contract[3])
-                        values[w, column[a]] = points[side] - points[1 - side]
+                        values[w, column[a]] = game.contract_value(seat, a, contract[2][side])
                 else:
                     values[w, [column[a] for a in calls]] = side_value(final, seat)
         self._record_values(values.mean(axis=0), legal, observation, VALUES_POINTS)

@@ -7,6 +7,7 @@ from typing import Any
 
 from whist_env.envs.encoding import mask_to_int8
 from whist_env.envs.policy_action import policy_action
+from whist_env.envs.policy_protocols import reads_mask_only
 
 
 def side_value(game: Any, seat: int) -> float:
@@ -39,7 +40,7 @@ class Rollout:
 
     def __init__(self, policy: Any) -> None:
         self.policy = policy
-        self.mask_only = getattr(policy, "uses_observation_vector", True) is False
+        self.mask_only = reads_mask_only(policy)
 
     def value(self, env: Any, seat: int, action: int | None = None) -> float:
         """:func:`side_value` of ``seat`` once ``action`` (if given) and then the policy have

@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from training.errors import CommandError, Interrupted
+from training.evaluation.curves import CURVES_DIR, PLOTS_DIR, curve_table, game_curves
 from training.evaluation.match import (
     PairResult,
     deal_values,
@@ -547,8 +548,10 @@ def results_markdown(game: str, reports_dir: str | Path = REPORTS_DIR) -> str:
     return "\n".join(lines) + "\n" + aside + ("\n" if aside else "")
 
 
-def results_page(reports_dir: str | Path = REPORTS_DIR) -> str:
-    """The docs' benchmark-results page: the protocol, then :func:`results_markdown` per game."""
+def results_page(reports_dir: str | Path = REPORTS_DIR, curves_dir: str | Path = CURVES_DIR) -> str:
+    """The docs' benchmark-results page: the protocol, then per game :func:`results_markdown` and,
+    where ``curves_dir`` holds the game's learning curves (:mod:`training.evaluation.curves`), its
+    figure and each run's last point."""
     from whist_env import GAMES
 
     p = PROTOCOL
@@ -570,6 +573,11 @@ def results_page(reports_dir: str | Path = REPORTS_DIR) -> str:
     ]
     for game in GAMES:
         lines += [f"## {game}", "", results_markdown(game, reports_dir)]
+        curves = game_curves(game, curves_dir)
+        if curves:
+            lines += ["", "PPO from scratch (the learning curve; in-training evaluations on the development seed range):", "",
+                      f"![Learning curve of PPO from scratch]({PLOTS_DIR.relative_to('docs').as_posix()}/{game}.png)", "",
+                      curve_table(curves)]
     return "\n".join(lines).rstrip() + "\n"
 
 

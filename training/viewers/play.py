@@ -35,10 +35,11 @@ _SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 _SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}
 _DISPLAY_SUITS = "SHCD"  # alternating colours
 _RANKS = "23456789TJQKA"
-#: ``options`` (the rule options) are the same at every prompt: printed once, at the start.
+#: ``options`` (the rule options) are the same at every prompt: printed once, at the start; ``history``
+#: (the hand's actions as ids) is shown through ``events`` and the trick, in words.
 _BASE_KEYS = frozenset(
     {"seat", "hand", "dealer", "trump", "phase", "hand_number", "scores", "tricks_won", "trick", "leader", "events", "games_won",
-     "options"}
+     "options", "history"}
 )
 _SEAT_KEYS = frozenset({"declarer", "grand_player", "first_player", "maker", "bidder"})
 

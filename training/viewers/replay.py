@@ -33,10 +33,11 @@ from training.errors import CommandError
 from whist_env.records import read_records, replay_record
 
 #: Keys of ``information_state`` that every game has; the rest are the game's own facts. The rule
-#: ``options`` are the same for every seat and state: the page shows them once, in its header.
+#: ``options`` are the same for every seat and state: the page shows them once, in its header; the
+#: ``history`` of actions is the page's own sequence of states.
 _BASE_KEYS = frozenset(
     {"seat", "hand", "dealer", "trump", "phase", "hand_number", "scores", "tricks_won", "trick", "leader", "events", "games_won",
-     "options"}
+     "options", "history"}
 )
 #: Public facts whose int value is a seat.
 _SEAT_KEYS = frozenset({"declarer", "grand_player", "first_player", "leader", "dealer", "maker", "bidder"})
@@ -249,8 +250,8 @@ def build_page_data(record: Mapping[str, Any], viewer: str | None = None, title:
         info = env.infos[agent]
         ended = g.hand_number != hand_number or g.done or g.truncated
         is_card = phase in g.CARD_PLAY_PHASES  # a card played face up to a trick
-        # a card put down face down (a bid card, a discard) is hidden from a viewer who is not its owner
-        hidden = viewer is not None and agent != viewer and not is_card and action < g.NUM_CARD_ACTIONS
+        # a choice made face down (a bid card, a discard) is hidden from a viewer who is not its owner
+        hidden = viewer is not None and agent != viewer and phase in g.HIDDEN_ACTION_PHASES
         shown_label = "a hidden card" if hidden else label
         caption = f"{agent} plays {label}." if is_card else f"{agent}: {shown_label}."
         if ended:

@@ -3,7 +3,8 @@
 Pure game logic, usable without PettingZoo (RULES.md §1). A variant subclasses
 :class:`TrickTakingGame`, declares its options dataclass, and fills in the deal, the ranking
 context and the hand scoring; the base class runs tricks (§1.4), the optional revoke mode
-(§2.9), game / match / episode progression, rewards (§1.9) and the public event log.
+(§2.9), game / match / episode progression, rewards (§1.9), the public event log and the
+hand's history of actions (:meth:`TrickTakingGame.history`, :meth:`TrickTakingGame.public_history`).
 
 Seats are ints ``0 … num_players-1``; sides are ints (``seat % 2`` in partnership games,
 the seat itself otherwise). Hands and card sets are bitmasks (``whist_env.engine.cards``).
@@ -14,7 +15,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -61,6 +62,23 @@ class StepOutcome:
     revoke: int | None = None
 
 
+class BidMeaning(NamedTuple):
+    """What a bid action promises (:meth:`TrickTakingGame.bid_meaning`).
+
+    Attributes:
+        tricks: the tricks it names for the bidder's side, as the game counts them (Romanian
+            Whist: the bidder's tricks; Bid Whist: books, 6 + the level, the kitty's book included).
+        exact: ``True`` when the bid wants exactly ``tricks`` (Romanian Whist, RULES.md §5.5),
+            ``False`` when at least that many (a contract, Bid Whist §6.5).
+        mode: the contract's mode (Bid Whist: ``"uptown"``, ``"downtown"``, ``"notrump"``), or
+            ``None`` in a game whose bids have none.
+    """
+
+    tricks: int
+    exact: bool
+    mode: str | None = None
+
+
 class TrickTakingGame:
     """Base class of a variant's rules.
 
@@ -79,6 +97,12 @@ class TrickTakingGame:
       ``last_hand_points`` per side, ``last_hand`` (the finished hand's number, tricks per seat and
       scores per side, kept when the next hand is dealt).
     * ``phase`` (one of ``PHASES``), ``done``, ``truncated``, ``winners`` (list of seats).
+    * ``actions_in_hand``: actions taken in this hand; the actions themselves, in order:
+      :meth:`history` (all of them, for tools and worlds) and :meth:`public_history` (what one
+      seat saw).
+
+    Search reads what a decision means from the rules, never from labels: :meth:`bid_meaning`,
+    :meth:`contract_value`, :meth:`last_hand_contract`, :meth:`trick_objective`.
     """
 
     NAME = "trick_taking"
@@ -94,6 +118,10 @@ class TrickTakingGame:
     #: here; Romanian bids, Minnesota bid cards, the Bid Whist auction and declaration). Learners
     #: may treat them apart from card play (a value per bid rather than a policy).
     BIDDING_PHASES: tuple[str, ...] = ()
+    #: Phases whose action only the player taking it sees (RULES.md §1.7: none here; the Bid
+    #: Whist declarer's discards, Minnesota's face-down bid cards). The others see that the player
+    #: acted, not what it chose: :meth:`public_history` shows them ``(seat, None)``.
+    HIDDEN_ACTION_PHASES: tuple[str, ...] = ()
     #: Groups of suits the rules treat alike: relabelling suits within a group maps any position
     #: to an equally valid one (``whist_env.envs.symmetry``). All four suits unless a rule tells
     #: them apart (Minnesota Whist's black and red bid cards, RULES.md §3).
@@ -169,7 +197,9 @@ class TrickTakingGame:
         made from bids or style of play. Only public facts, ``observer``'s own cards and the
         sizes of hands and piles are read, never where the hidden cards really are; what hangs on
         the hidden cards is redrawn from the world's own (its kitty and stock, the revokes not yet
-        established in revoke mode); later deals come from a generator seeded from ``rng``. The
+        established in revoke mode; in its :meth:`history`, the actions hidden from ``observer``,
+        :meth:`_world_hidden_actions`, so that its :meth:`public_history` of ``observer`` is the
+        real one); later deals come from a generator seeded from ``rng``. The
         world's ``current_deal()`` holds its deal as far as the world can tell (German Whist
         during play: its stock from the face-up card on, so it does not replay).
 
@@ -217,6 +247,7 @@ class TrickTakingGame:
             if kind == "hand":
                 world.hands[where] = placement[i]
         world._complete_world({name: placement[index[("pile", name)]] for name, _ in piles}, observer, rng)
+        world._history = world._world_history(observer)
         world.dealt = [self.dealt[s] if s == observer else world._world_dealt(s) for s in range(n)]
         world.pending_revokes = world._revokes_in_history()
         world.rng = np.random.default_rng(int(rng.integers(1 << 63)))
@@ -278,6 +309,39 @@ class TrickTakingGame:
         cards it played."""
         return self.hands[seat] | self.played[seat]
 
+    def _world_history(self, observer: int) -> list[tuple[int, int]]:
+        """This hand's history as a world drawn for ``observer`` has it (called once the world's
+        hidden cards are placed, :meth:`_complete_world`): every action hidden from ``observer``
+        replaced by the world's own (:meth:`_world_hidden_actions`), every other one as it was."""
+        history = self._history
+        by_seat: dict[int, list[int]] = {}
+        for i in self._hidden_steps:
+            if history[i][0] != observer:
+                by_seat.setdefault(history[i][0], []).append(i)
+        if not by_seat:
+            return history
+        history = list(history)
+        for seat, steps in by_seat.items():
+            actions = self._world_hidden_actions(seat)
+            if len(actions) != len(steps):
+                raise RuntimeError(f"seat {seat} took {len(steps)} hidden action(s) this hand, the world has {len(actions)}")
+            for i, action in zip(steps, actions):
+                history[i] = (seat, action)
+        return history
+
+    def _world_hidden_actions(self, seat: int) -> list[int]:
+        """The actions ``seat`` took this hand in a :attr:`HIDDEN_ACTION_PHASES` phase, in order,
+        as this world has them (its hidden cards placed). A world knows which cards they were, not
+        the order they were chosen in: a variant gives them in ascending order. A variant with
+        hidden actions must override it.
+
+        Raises:
+            NotImplementedError: the variant declares hidden actions but does not say what a
+                world makes of them.
+        """
+        raise NotImplementedError(f"{type(self).__name__} has hidden actions ({self.HIDDEN_ACTION_PHASES}) "
+                                  "but no _world_hidden_actions")
+
     # ----------------------------------------------------------------- seats and sides
     def side_of(self, seat: int) -> int:
         """Side (partnership 0/1, or the seat itself in individual games) of ``seat``."""
@@ -321,6 +385,10 @@ class TrickTakingGame:
         self.truncated = False
         self.winners: list[int] = []
         self.events: list[tuple] = []
+        #: this hand's actions in order, ``(seat, action id)`` (:meth:`history`)
+        self._history: list[tuple[int, int]] = []
+        #: indices in ``_history`` of the actions taken in a :attr:`HIDDEN_ACTION_PHASES` phase
+        self._hidden_steps: list[int] = []
         self.hand_deal: dict[str, Any] = {}
         self.pending_revokes: list[tuple[int, int]] = []
 
@@ -436,6 +504,29 @@ class TrickTakingGame:
             raise ValueError("cannot redeal: the episode is over; call reset()")
         if self.actions_in_hand:
             raise ValueError(f"cannot redeal: {self.actions_in_hand} action(s) were taken in this hand")
+        self._deal_again(deal)
+
+    def rewind_hand(self, deal: Mapping[str, Any] | None = None) -> None:
+        """Take back every action of the current hand and deal it again: as it was dealt
+        (:meth:`current_deal`), or as ``deal``. For replays of a hand from its deal (policy-based
+        inference replays a world's hand, ``agents.search.inference``); on a copy, never the table.
+
+        The hand starts afresh (its cards, tricks, bids and :meth:`history`); the dealer, scores
+        and counters stay as they are (nothing of this hand has been scored yet).
+
+        Args:
+            deal: ``None``, or a fixed deal in :meth:`reset`'s form; a ``"dealer"``, if given,
+                must be this hand's dealer.
+        Raises:
+            ValueError: the episode is over, the deal is broken, or its dealer is not this
+                hand's; nothing is changed.
+        """
+        if self.phase == GAME_OVER:
+            raise ValueError("cannot rewind the hand: the episode is over; call reset()")
+        self._deal_again(self.current_deal() if deal is None else deal)
+
+    def _deal_again(self, deal: Mapping[str, Any]) -> None:
+        """Start the current hand again with ``deal`` (:meth:`redeal`, :meth:`rewind_hand`)."""
         deal = dict(deal)
         for key, value in {"dealer": self.dealer, **self._hand_keys()}.items():
             if deal.get(key) is not None and deal[key] != value:
@@ -450,8 +541,8 @@ class TrickTakingGame:
 
     def _start_hand(self, fixed: FixedDeal | None) -> None:
         n = self.num_players
-        #: actions taken in this hand (bids, discards and cards)
-        self.actions_in_hand = 0
+        self._history = []
+        self._hidden_steps = []
         self.played = [0] * n
         self.trick = []
         self.tricks_won = [0] * n
@@ -557,6 +648,44 @@ class TrickTakingGame:
         """Legal action ids, ascending."""
         return list(cards_of(self.legal_actions()))
 
+    # ----------------------------------------------------------------- history
+    @property
+    def actions_in_hand(self) -> int:
+        """Actions taken in this hand so far (bids, discards, declarations and cards)."""
+        return len(self._history)
+
+    def history(self) -> tuple[tuple[int, int], ...]:
+        """Every action of this hand in order, ``(seat, action id)``, hidden ones included (an
+        empty tuple once a new hand is dealt: the action that ends a hand is the last of that
+        hand's history).
+
+        It holds hidden choices (the Bid Whist declarer's discards, Minnesota's face-down bid
+        cards): for tools (replays, records) and for worlds, whose history holds their own hidden
+        choices instead of the real ones (:meth:`resample`); an agent reads
+        :meth:`public_history` (``information_state()["history"]``).
+        """
+        return tuple(self._history)
+
+    def public_history(self, seat: int) -> tuple[tuple[int, int | None], ...]:
+        """This hand's actions in order as ``seat`` saw them: ``(seat, action id)``, and
+        ``(seat, None)`` for another seat's action in a :attr:`HIDDEN_ACTION_PHASES` phase, whose
+        choice ``seat`` did not see (RULES.md §1.7). A world drawn for ``seat``
+        (:meth:`resample`) has the same public history of ``seat`` as the real game.
+
+        Raises:
+            ValueError: ``seat`` is not a seat of the game.
+        """
+        if not (isinstance(seat, (int, np.integer)) and 0 <= seat < self.num_players):
+            raise ValueError(f"seat must be 0..{self.num_players - 1}, got {seat!r}")
+        history = self._history
+        if not self._hidden_steps:
+            return tuple(history)
+        out = list(history)
+        for i in self._hidden_steps:
+            if history[i][0] != seat:
+                out[i] = (history[i][0], None)
+        return tuple(out)
+
     # ----------------------------------------------------------------- stepping
     def apply(self, action: int) -> StepOutcome:
         """Apply ``action`` for ``current_player``.
@@ -572,7 +701,9 @@ class TrickTakingGame:
             shown = self.action_label(int(action)) if is_id and 0 <= action < self.num_actions else "not an action id"
             raise ValueError(f"illegal action {action!r} ({shown}) in phase {self.phase!r} for seat {self.current_player}; legal: {labels}")
         action = int(action)
-        self.actions_in_hand += 1
+        if self.phase in self.HIDDEN_ACTION_PHASES:
+            self._hidden_steps.append(len(self._history))
+        self._history.append((self.current_player, action))
         if self.phase in self.CARD_PLAY_PHASES:
             return self._play_card(action)
         return self._apply_phase_action(action)
@@ -739,6 +870,31 @@ class TrickTakingGame:
         a double-dummy search of the card play maximises (``whist_env.engine.double_dummy``)."""
         return 1
 
+    def bid_meaning(self, action: int) -> BidMeaning | None:
+        """What the bid ``action`` promises (:class:`BidMeaning`: tricks, exact or at least, mode),
+        read from the action id alone; ``None`` for an action that is not a bid (a pass, a card,
+        a declaration). Default: ``None`` (a game without bids, or whose bids promise no trick
+        count, as Minnesota's bid cards)."""
+        return None
+
+    def contract_value(self, seat: int, action: int, tricks: int) -> float:
+        """The points the bid ``action`` of ``seat`` scores for its side when the side ends the
+        hand with ``tricks`` (as :class:`BidMeaning` counts them), minus the mean of the points it
+        gives the other sides; the game's own scoring of the hand (RULES.md §5.7 / §6.8), the
+        end of the game left out. Pure: only the options are read.
+
+        Raises:
+            ValueError: ``action`` is not a bid (:meth:`bid_meaning` is ``None``); by default
+                always (no bids).
+        """
+        raise ValueError(f"{self.NAME} has no bids: action {action!r} has no contract value")
+
+    def last_hand_contract(self) -> tuple[int, int, tuple[int, ...]] | None:
+        """The contract of the last scored hand: ``(declarer seat, its winning bid action, tricks
+        per side as :meth:`contract_value` counts them)``; ``None`` before the first scored hand
+        and in games whose hands have no contract (the default)."""
+        return None
+
     def public_state(self) -> dict[str, Any]:
         """Variant-specific public facts for ``information_state`` (card texts, ints). Default: none."""
         return {}
@@ -769,8 +925,10 @@ class TrickTakingGame:
         (suit letter or ``None``), ``phase``, ``hand_number``, ``scores`` (per side),
         ``tricks_won`` (per seat), ``trick`` (current trick as ``(seat, card)``), ``leader``,
         ``events`` (this hand's public events in order: ``("play", seat, card)``,
-        ``("trick", leader, winner)``, …), ``games_won``, ``options`` (the rule options, a
-        read-only mapping) and the variant's public and this seat's private facts.
+        ``("trick", leader, winner)``, …), ``history`` (this hand's actions in order as ``seat``
+        saw them, ``(seat, action id)``, ``(seat, None)`` for a choice hidden from it:
+        :meth:`public_history`), ``games_won``, ``options`` (the rule options, a read-only
+        mapping) and the variant's public and this seat's private facts.
         """
         from whist_env.engine.cards import SUITS
 
@@ -786,6 +944,7 @@ class TrickTakingGame:
             "trick": tuple((s, card_to_str(c)) for s, c in self.trick),
             "leader": self.leader,
             "events": self._public_events(),
+            "history": self.public_history(seat),
         }
         view["games_won"] = tuple(self.games_won)
         view["options"] = self._public_options  # rule options are public (RULES.md §1.7)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import numbers
 from types import SimpleNamespace
 from typing import Any
 
@@ -26,13 +27,14 @@ from whist_env.engine.cards import (
 )
 from whist_env.engine.dealing import deal_round_robin, shuffled_deck
 from whist_env.engine.tricks import NO_SUIT, TrickContext, trick_winner_or_leader
-from whist_env.rules.base import GAME_OVER, PLAY, FixedDeal, StepOutcome, TrickTakingGame
+from whist_env.rules.base import GAME_OVER, PLAY, BidMeaning, FixedDeal, StepOutcome, TrickTakingGame
 from whist_env.rules.options import CommonOptions, int_at_least, is_bool, one_of, option, seat_or_none
 
 AUCTION, DISCARD, DECLARE = "auction", "discard", "declare"
 MODES = ("uptown", "downtown", "notrump")
 MAX_LEVEL = 7
 KITTY_SIZE = 6
+BOOKS = 13  # books of a hand, the kitty's included (RULES.md §6.8)
 PASS = 54
 BID_BASE = 55  # "bid:1:uptown"; bid (L, mode) = BID_BASE + 3 (L − 1) + mode index
 DECLARE_BASE = BID_BASE + 3 * MAX_LEVEL  # 76: "trump:C" … "trump:S", then "direction:uptown", "direction:downtown"
@@ -160,6 +162,7 @@ class BidWhist(TrickTakingGame):
     HAND_SIZE = 12
     PHASES = (AUCTION, DISCARD, DECLARE, PLAY, GAME_OVER)
     BIDDING_PHASES = (AUCTION, DECLARE)
+    HIDDEN_ACTION_PHASES = (DISCARD,)  # the discards are face down (RULES.md §6.6)
     PUBLIC_CARD_SETS = ("kitty", "own_discards")
     HIDDEN_CARD_SETS = ("kitty_as_dealt", "discards")
     DEAL_EXTRAS = ("kitty",)
@@ -327,6 +330,42 @@ class BidWhist(TrickTakingGame):
                 points[side] *= o.boston_multiplier
         return points
 
+    def bid_meaning(self, action: int) -> BidMeaning | None:
+        """A bid ``"bid:L:mode"`` promises at least 6 + L books in ``mode`` (RULES.md §6.5); a
+        pass, a card or a declaration is no bid (``None``)."""
+        if not BID_BASE <= action < DECLARE_BASE:
+            return None
+        level, mode = bid_of(action)
+        return BidMeaning(6 + level, False, mode)
+
+    def contract_value(self, seat: int, action: int, tricks: int) -> float:
+        """The declaring side's points minus the defenders' (:meth:`contract_points`: made or set,
+        no-trump doubling, defenders' score, Boston; RULES.md §6.8) when ``seat`` declared the
+        bid ``action`` and its side ended with ``tricks`` books (0..13, the kitty's book
+        included; the defenders have the rest).
+
+        Raises:
+            ValueError: ``action`` is not a bid, or ``tricks`` is not an int 0..13.
+        """
+        meaning = self.bid_meaning(action)
+        if meaning is None:
+            raise ValueError(f"action {action!r} ({self.action_label(int(action))}) is not a bid")
+        if not (isinstance(tricks, numbers.Integral) and not isinstance(tricks, bool) and 0 <= tricks <= BOOKS):
+            raise ValueError(f"tricks must be the declaring side's books, an int 0..{BOOKS}, got {tricks!r}")
+        side = self.side_of(seat)
+        books = [0, 0]
+        books[side], books[1 - side] = int(tricks), BOOKS - int(tricks)
+        points = self.contract_points(side, meaning.tricks - 6, meaning.mode, books)
+        return float(points[side] - points[1 - side])
+
+    def last_hand_contract(self) -> tuple[int, int, tuple[int, ...]] | None:
+        """``(declarer, winning bid action, books per side)`` of the last scored hand (from
+        ``last_contract``), ``None`` before one."""
+        if self.last_contract is None:
+            return None
+        declarer, level, mode, books = self.last_contract
+        return declarer, bid_action(level, mode), tuple(books)
+
     def _score_hand(self) -> tuple[list[int], int | None]:
         """Contract made or set, no-trump doubling, defenders' score, Boston (RULES.md §6.8), ±target (§6.10).
 
@@ -418,6 +457,10 @@ class BidWhist(TrickTakingGame):
 
     def _world_deal_extras(self) -> dict[str, Any]:
         return self._deal_extras()
+
+    def _world_hidden_actions(self, seat: int) -> list[int]:
+        """The declarer's discards as the world has them, in ascending order."""
+        return list(cards_of(self.discards)) if seat == self.declarer else []
 
     def _world_dealt(self, seat: int) -> int:
         """The declarer was dealt what passed through its hand, less the kitty."""

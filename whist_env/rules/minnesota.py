@@ -45,6 +45,7 @@ class MinnesotaWhist(TrickTakingGame):
     OPTIONS = MinnesotaOptions
     PHASES = (BID_CARD, PLAY, GAME_OVER)
     BIDDING_PHASES = (BID_CARD,)
+    HIDDEN_ACTION_PHASES = (BID_CARD,)  # a bid card is chosen face down (RULES.md §3.3)
     INTERCHANGEABLE_SUITS = ((CLUBS, SPADES), (DIAMONDS, HEARTS))  # a black bid card votes high, a red one low
     PUBLIC_CARD_SETS = ("bid_card_self", "revealed_bid_card_left", "revealed_bid_card_partner", "revealed_bid_card_right")
     EXTRA_FEATURES = (("contract", 3), ("grand_side", 2))
@@ -151,6 +152,11 @@ class MinnesotaWhist(TrickTakingGame):
                 continue
             held = list(cards_of(self.hands[p] | self.played[p])) if self.phase != BID_CARD else list(cards_of(self.hands[p]))
             self.bid_cards[p] = held[int(rng.integers(len(held)))]
+
+    def _world_hidden_actions(self, seat: int) -> list[int]:
+        """``seat``'s bid card as the world has it (revealed: the real one)."""
+        card = self.bid_cards[seat]
+        return [] if card is None else [card]
 
     def hidden_card_sets(self) -> list[int]:
         """Every bid card placed face down, revealed or not."""

@@ -14,7 +14,7 @@ import numpy as np
 from whist_env.engine.cards import NUM_RANKS, card_from_str, card_to_str, mask_of, suit_of
 from whist_env.engine.dealing import deal_round_robin, shuffled_deck
 from whist_env.engine.tricks import natural_context
-from whist_env.rules.base import GAME_OVER, PLAY, FixedDeal, StepOutcome, TrickTakingGame
+from whist_env.rules.base import GAME_OVER, PLAY, BidMeaning, FixedDeal, StepOutcome, TrickTakingGame
 from whist_env.rules.options import CommonOptions, int_at_least, is_bool, one_of, option
 
 BID = "bid"
@@ -355,6 +355,27 @@ class RomanianWhist(TrickTakingGame):
     def trick_objective(self, seat: int) -> int:
         """An exact bid (RULES.md §5): neither more nor fewer tricks is better in itself."""
         return 0
+
+    def bid_meaning(self, action: int) -> BidMeaning | None:
+        """``"bid:b"`` wants exactly b of the bidder's tricks (RULES.md §5.5); a card is no bid."""
+        if not BID_BASE <= action < self.num_actions:
+            return None
+        return BidMeaning(int(action) - BID_BASE, True)
+
+    def contract_value(self, seat: int, action: int, tricks: int) -> float:
+        """:func:`deal_points` of the bid ``action`` when ``seat`` takes ``tricks`` tricks (RULES.md
+        §5.7: ``5 + t`` if exact, else ``−|t − b|``; streaks left out). The bid gives the other
+        players nothing: their points hang on their own bids.
+
+        Raises:
+            ValueError: ``action`` is not a bid, or ``tricks`` is not an int 0..``MAX_BID``.
+        """
+        meaning = self.bid_meaning(action)
+        if meaning is None:
+            raise ValueError(f"action {action!r} ({self.action_label(int(action))}) is not a bid")
+        if not (isinstance(tricks, (int, np.integer)) and not isinstance(tricks, bool) and 0 <= tricks <= MAX_BID):
+            raise ValueError(f"tricks must be the bidder's tricks, an int 0..{MAX_BID}, got {tricks!r}")
+        return float(deal_points(meaning.tricks, int(tricks)))
 
     def public_state(self) -> dict[str, Any]:
         return {
