@@ -47,10 +47,11 @@ def observed_cards(env, agent: str) -> set[str]:
 
 
 def without_discard_events(view) -> dict:
-    """An information state without its ``("discard", seat)`` events (that a discard happened is
-    public, which card was discarded is not)."""
+    """An information state without its ``("discard", seat)`` events and the hidden ``(seat, None)``
+    entries of its history (that a discard happened is public, which card was discarded is not)."""
     out = dict(view)
     out["events"] = tuple(e for e in out["events"] if e[0] != "discard")
+    out["history"] = tuple(h for h in out["history"] if h[1] is not None)
     return out
 
 
