@@ -213,11 +213,12 @@ def curves_markdown(game: str) -> str:
     its figure and each run's last point, or how to make them."""
     from training.evaluation.curves import CURVES_DIR, PLOTS_DIR, curve_table, game_curves
 
-    recipes = sorted(p.name for p in (ROOT / "configs").glob("*_scratch.yaml") if _config_game(p) == game)
-    recipe = f"`configs/{recipes[0]}`" if recipes else "a `configs/<game>_scratch.yaml`"
+    recipes = sorted(p.name for p in (ROOT / "configs").glob("*_scratch*.yaml") if _config_game(p) == game)
+    recipe = (" and ".join(f"`configs/{r}`" for r in recipes) + ("; a run is named after its config" if len(recipes) > 1 else "")
+              if recipes else "a `configs/<game>_scratch.yaml`")
     curves = game_curves(game, ROOT / CURVES_DIR)
     if not curves:
-        return (f"No learning curve yet. PPO from scratch: `whist train {recipe.strip('`')}`, then "
+        return (f"No learning curve yet. PPO from scratch: `whist train {recipe.split('`')[1] if recipes else 'configs/<game>_scratch.yaml'}`, then "
                 "`whist curve RUN_DIR` writes its evaluations and this figure.")
     return "\n".join([
         f"PPO from scratch on the batched engine ({recipe}), evaluated in training on 200 duplicate deals of the "

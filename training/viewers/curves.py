@@ -33,7 +33,7 @@ def plot_game(curves: Sequence[Curve], title: str, out: str | Path, source: str 
 
     if not curves:
         raise ValueError("no curve to draw")
-    fig = Figure(figsize=(10, 4), dpi=100, layout="constrained")
+    fig = Figure(figsize=(10, 5), dpi=100, layout="constrained")
     by_steps, by_cpu = fig.subplots(1, 2, sharey=True)
     wilson = False
     for i, curve in enumerate(curves):
@@ -57,7 +57,8 @@ def plot_game(curves: Sequence[Curve], title: str, out: str | Path, source: str 
         ax.axhline(50, color="grey", linewidth=0.8)
         ax.grid(alpha=0.3)
     band = "95% interval" + (" (Wilson's over the deals where the run logged none)" if wilson else "")
-    by_steps.legend(fontsize=7, title=f"band: {band}", title_fontsize=7)
+    handles, labels = by_steps.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncols=4, fontsize=7, title=f"band: {band}", title_fontsize=7)
     fig.suptitle(f"{title}: PPO from scratch")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
