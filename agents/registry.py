@@ -87,6 +87,14 @@ class _SpecForms(Sequence[str]):
 AGENT_SPECS: Sequence[str] = _SpecForms()
 
 
+def spec_error(spec: Any, err: BaseException) -> str:
+    """One line for a refused agent spec: ``bad agent spec 'SPEC': why`` (the spec named once, even
+    where ``err`` names it already)."""
+    message = str(err)
+    named = f"agent spec {spec!r}"
+    return f"bad {message}" if message.startswith(named) else f"bad {named}: {message}"
+
+
 def _kind_of(spec: Any) -> tuple[AgentKind, str]:
     """The :class:`AgentKind` of ``spec`` and its argument (the text after the first ``:`` as
     typed, ``""`` without one); ``ValueError`` for a spec of no kind."""

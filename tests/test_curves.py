@@ -70,6 +70,13 @@ def test_a_folder_that_is_not_a_run_or_has_no_evaluation_is_refused_in_one_line(
     (run / "config.yaml").write_text("game: classic_whist\n")
     with pytest.raises(CommandError, match="no evaluation logged"):
         export_run(run, tmp_path / "curves")
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    (broken / "config.yaml").write_text("garbage: [\n")
+    capsys.readouterr()
+    assert main(["curve", str(broken)]) == 2
+    err = capsys.readouterr().err
+    assert f"{broken / 'config.yaml'}: not a readable YAML file" in err and "Traceback" not in err
     (tmp_path / "bad.csv").write_text("step,x\n")
     with pytest.raises(CommandError, match="not a learning-curve CSV"):
         read_curve(tmp_path / "bad.csv")

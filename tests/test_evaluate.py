@@ -157,6 +157,7 @@ def test_cli_eval_writes_json_and_csv(tmp_path, capsys, eval_only_cli):
     [
         (["--agents", "heuristic", "minimax"], "bad agent spec 'minimax'"),
         (["--agents", "heuristic", "checkpoint:"], "needs a path"),
+        (["--agents", "heuristic", "zoo:no_such_whist"], "error: bad agent spec 'zoo:no_such_whist': unknown game 'no_such_whist'"),
         (["--game", "no_such_whist", "--agents", "random", "random"], "unknown game"),
         (["--agents", "random"], "at least two"),
         (["--agents", "random", "random", "--option", "nonsense=1"], "nonsense"),

@@ -125,8 +125,10 @@ def test_registering_it_again_is_harmless(mini_whist):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")  # PettingZoo says that it overrides the id it already holds
         assert games.register(mini_spec()) == mini_whist  # the same descriptor again
-        with pytest.raises(ValueError, match="a different game is already registered as 'mini_whist'"):
+        with pytest.raises(ValueError) as err:
             games.register(mini_spec(solver_depth=7))
+        assert str(err.value) == ("a different game is already registered as 'mini_whist' (by whist_env.mini_whist_v0; "
+                                  "this one by a module made from its rules)")
         games.unregister(NAME)
         games.register(mini_spec())  # its ids were left in the libraries' registries
     assert games.spec(NAME) == mini_whist
@@ -235,14 +237,23 @@ def test_after_unregistering_it_is_gone(mini_whist):
     ({"decisions": {"play": Decision(CARD_PLAY, "solve"), "bid": Decision("bid", "forecast")}},
      "mini_whist: decisions must map each phase of ['play'] to a Decision, got "
      "{'play': Decision(kind='card play', search='solve'), 'bid': Decision(kind='bid', search='forecast')}"),
-    ({"solver_depth": -2}, "mini_whist: solver_depth must be an int >= 0, got -2"),
+    ({"solver_depth": -2}, "mini_whist: solver_depth must be an int in [0, 26] (tricks left), got -2"),
+    ({"solver_depth": True}, "mini_whist: solver_depth must be an int in [0, 26] (tricks left), got True"),
+    ({"solver_depth": 99}, "mini_whist: solver_depth must be an int in [0, 26] (tricks left), got 99"),
+    ({"docs": None}, "mini_whist: docs must be GameDocs(title: str, section: int >= 1, summary: str), got None"),
+    ({"docs": GameDocs("Mini", "2", "x")},
+     "mini_whist: docs must be GameDocs(title: str, section: int >= 1, summary: str), got "
+     "GameDocs(title='Mini', section='2', summary='x')"),
+    ({"evaluation_options": {"honors": False}},
+     "mini_whist: evaluation_options must name rule options of ClassicOptions, got unknown ['honors']"),
     ({"heuristic": "agents.heuristics.classic.ClassicHeuristicAgent"},
      "mini_whist: heuristic must be 'module:Class' or None, got 'agents.heuristics.classic.ClassicHeuristicAgent'"),
     ({"vector": "whist_env.vector:classic:VectorClassicWhist"},
      "mini_whist: vector must be 'module:Class' or None, got 'whist_env.vector:classic:VectorClassicWhist'"),
     ({"exact_open_play": ""}, "mini_whist: exact_open_play must be 'module:Class' or None, got ''"),
     ({"bids": "auction"}, "mini_whist: bids must be one of ['exact', 'contract'] or None, got 'auction'"),
-    ({"retired": {0: "0.2.0"}}, "mini_whist: retired versions must be ints below 0, got [0]"),
+    ({"retired": {0: "0.2.0"}}, "mini_whist: retired versions must be ints in [0, 0), got [0]"),
+    ({"version": 1, "retired": {-1: "0.2.0"}}, "mini_whist: retired versions must be ints in [0, 1), got [-1]"),
 ])
 def test_malformed_descriptors_are_refused(changes, message):
     with pytest.raises(ValueError) as err:
@@ -262,7 +273,8 @@ def test_malformed_decisions_and_registrations_are_refused():
     assert str(err.value) == "register takes a GameSpec, got GameDocs"
     with pytest.raises(ValueError) as err:
         games.register(mini_spec(name="classic_whist"))
-    assert str(err.value) == "a different game is already registered as 'classic_whist'"
+    assert str(err.value) == ("a different game is already registered as 'classic_whist' (by whist_env.classic_whist_v0; "
+                              "this one by a module made from its rules)")
     with pytest.raises(ValueError) as err:
         games.spec("no_such_whist")
     assert str(err.value).startswith("unknown game 'no_such_whist': one of ['classic_whist', 'minnesota_whist'")

@@ -54,6 +54,9 @@ BID_STYLES = ("exact", "contract")
 _NAME = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
 _PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
 
+#: The most tricks of any hand (German Whist: 13 for the stock, 13 that score); bounds ``solver_depth``.
+MAX_TRICKS = 26
+
 
 @dataclass(frozen=True)
 class Decision:
@@ -132,16 +135,26 @@ class GameSpec:
         acting = [p for p in phases if p != "game_over"]
         if sorted(self.decisions) != sorted(acting) or not all(isinstance(d, Decision) for d in self.decisions.values()):
             raise ValueError(f"{self.name}: decisions must map each phase of {acting} to a Decision, got {dict(self.decisions)!r}")
-        if not isinstance(self.solver_depth, int) or self.solver_depth < 0:
-            raise ValueError(f"{self.name}: solver_depth must be an int >= 0, got {self.solver_depth!r}")
+        if not isinstance(self.solver_depth, int) or isinstance(self.solver_depth, bool) or not 0 <= self.solver_depth <= MAX_TRICKS:
+            raise ValueError(f"{self.name}: solver_depth must be an int in [0, {MAX_TRICKS}] (tricks left), got {self.solver_depth!r}")
+        docs = self.docs
+        if not (isinstance(docs, GameDocs) and isinstance(docs.title, str) and docs.title
+                and isinstance(docs.section, int) and not isinstance(docs.section, bool) and docs.section >= 1
+                and isinstance(docs.summary, str)):
+            raise ValueError(f"{self.name}: docs must be GameDocs(title: str, section: int >= 1, summary: str), got {docs!r}")
+        known = {f.name for f in dataclasses.fields(self.rules.OPTIONS)} if dataclasses.is_dataclass(getattr(self.rules, "OPTIONS", None)) else None
+        unknown = sorted(set(self.evaluation_options) - known) if known is not None else []
+        if not isinstance(self.evaluation_options, Mapping) or unknown:
+            raise ValueError(f"{self.name}: evaluation_options must name rule options of {getattr(self.rules, 'OPTIONS', self.rules).__name__}, "
+                             f"got unknown {unknown or self.evaluation_options!r}")
         for key in ("vector", "heuristic", "exact_open_play"):
             path = getattr(self, key)
             if path is not None and not (isinstance(path, str) and _PATH.fullmatch(path)):
                 raise ValueError(f"{self.name}: {key} must be 'module:Class' or None, got {path!r}")
         if self.bids is not None and self.bids not in BID_STYLES:
             raise ValueError(f"{self.name}: bids must be one of {list(BID_STYLES)} or None, got {self.bids!r}")
-        if any(not isinstance(v, int) or v >= self.version for v in self.retired):
-            raise ValueError(f"{self.name}: retired versions must be ints below {self.version}, got {sorted(self.retired)}")
+        if any(not isinstance(v, int) or isinstance(v, bool) or not 0 <= v < self.version for v in self.retired):
+            raise ValueError(f"{self.name}: retired versions must be ints in [0, {self.version}), got {list(self.retired)}")
         object.__setattr__(self, "decisions", types.MappingProxyType(dict(self.decisions)))
         object.__setattr__(self, "evaluation_options", types.MappingProxyType(dict(self.evaluation_options)))
         object.__setattr__(self, "retired", types.MappingProxyType(dict(self.retired)))
@@ -215,7 +228,8 @@ def register(spec: GameSpec, module: types.ModuleType | None = None) -> GameSpec
         raise ValueError(f"register takes a GameSpec, got {type(spec).__name__}")
     old = _SPECS.get(spec.name)
     if old is not None and old != spec:
-        raise ValueError(f"a different game is already registered as {spec.name!r}")
+        raise ValueError(f"a different game is already registered as {spec.name!r} (by {_MODULES[spec.name].__name__}; "
+                         f"this one by {getattr(module, '__name__', 'a module made from its rules')})")
     if module is None:
         module = sys.modules.get(f"whist_env.{spec.module_name}") or _env_module(spec)
     if not (callable(getattr(module, "raw_env", None)) and callable(getattr(module, "env", None))):

@@ -303,7 +303,7 @@ def run_benchmark(args: Any) -> int:
         Interrupted: Ctrl-C; every finished deal stays stored and the report written so far says
             it is incomplete; the same command resumes.
     """
-    from agents.registry import canonical_spec
+    from agents.registry import canonical_spec, spec_error
     from whist_env import GAMES
 
     game = args.game
@@ -317,7 +317,7 @@ def run_benchmark(args: Any) -> int:
     try:
         agent_canonical = canonical_spec(args.spec, game)
     except (ValueError, ImportError) as err:
-        raise CommandError(f"bad agent spec {args.spec!r}: {err}") from None
+        raise CommandError(spec_error(args.spec, err)) from None
     rung_specs = [PROTOCOL.rung_spec(r, game) for r in PROTOCOL.rungs]
     setup = prepare_match(game, [args.spec, *rung_specs], deals, PROTOCOL.seed, list(options.items()), "benchmark",
                           args.workers, args.ray)

@@ -72,7 +72,10 @@ def _run_config(run_dir: Path) -> dict[str, Any]:
     path = run_dir / "config.yaml"
     if not path.is_file():
         raise CommandError(f"{run_dir} is not a training run folder (no config.yaml)")
-    data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as err:
+        raise CommandError(f"{path}: not a readable YAML file ({str(err).splitlines()[0]})") from None
     if not isinstance(data, dict) or "game" not in data:
         raise CommandError(f"{path}: not a training config (no game)")
     return data

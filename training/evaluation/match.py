@@ -785,7 +785,7 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
             ``workers < 1``, ``--ray`` without Ray installed or with an address where nothing
             listens, a bad rule option or a bad agent spec (the message names it).
     """
-    from agents.registry import canonical_spec, make_agent
+    from agents.registry import canonical_spec, make_agent, spec_error
     from whist_env import GAMES
 
     if game not in GAMES:
@@ -816,7 +816,7 @@ def prepare_match(game: str, specs: Sequence[str], deals: int, seed: int, option
             agents.append(make_agent(spec, game, seed=seed + 1 + i))
             canonical.append(canonical_spec(spec, game))
         except (ValueError, OSError, ImportError, RuntimeError, KeyError) as err:
-            raise CommandError(f"bad agent spec {spec!r}: {err}") from None
+            raise CommandError(spec_error(spec, err)) from None
     obs_size = probe.observation_space(probe.possible_agents[0])["observation"].shape[0]
     for spec, agent in zip(specs, agents):
         note = rule_differences(agent, rules.options)
