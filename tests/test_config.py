@@ -30,7 +30,8 @@ def test_shipped_configs_are_valid(path):
     cfg = load_config(path)
     # configs/<game prefix>_<kind>.yaml, e.g. classic_default.yaml is a classic_whist config
     assert cfg.game == path.stem.split("_")[0] + "_whist"
-    assert cfg.eval.opponents == ["random", "heuristic"]
+    # a fine-tuning run is measured against the agent it started from too
+    assert cfg.eval.opponents == ["random", "heuristic"] + ([cfg.warm_start.init] if path.stem.endswith("_finetune") else [])
 
 
 def test_unknown_key_is_named(tmp_path):

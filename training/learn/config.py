@@ -201,6 +201,20 @@ class WarmStartConfig(_Strict):
                               "teacher's action elsewhere")
     temperature: float = Field(1.0, gt=0, description="temperature of the value targets (in the values' units)")
     anneal_lr: bool = Field(False, description="decay the warm start's learning rate linearly to 0 over its samples")
+    init: str | None = Field(None, description="a trained network to start from, checkpoint:PATH or zoo:GAME: the learner's actor "
+                                               "takes its actor's weights before the warm start (the architecture must be the "
+                                               "config's: train.hidden_sizes, actor, card_width, bid_head, canonical_suits); "
+                                               "fine-tuning a distilled agent")
+    clone: bool = Field(True, description="train the actor toward the teacher's decisions; false: the warm start trains the "
+                                          "critic (and a bid head) alone on the teacher's returns, the actor stays as it is "
+                                          "(e.g. as init made it)")
+
+    @field_validator("init")
+    @classmethod
+    def _trained_network(cls, v: str | None) -> str | None:
+        if v is not None and v.strip().partition(":")[0].lower() not in ("checkpoint", "zoo"):
+            raise ValueError(f"init {v!r} is not a trained network of this project: expected checkpoint:PATH or zoo:GAME")
+        return v
 
 
 class EnvConfig(_Strict):

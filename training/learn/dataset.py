@@ -323,7 +323,7 @@ def dataset_warm_start(net: torch.nn.Module, folder: str | Path, ws: Any, train:
             lr_start = ws.lr * (1 - blocks / total) if ws.anneal_lr else ws.lr
             lr_end = ws.lr * (1 - (blocks + 1) / total) if ws.anneal_lr else None
             metrics = fit_samples(student, optimizer, samples, 1, ws.minibatch_size, generator, train.vf_coef, device,
-                                  train.bid_coef, augment, lr_start=lr_start, lr_end=lr_end)
+                                  train.bid_coef, augment, lr_start=lr_start, lr_end=lr_end, clone=ws.clone)
             blocks += 1
             decisions += len(samples)
             chunks += 1

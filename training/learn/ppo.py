@@ -550,12 +550,35 @@ class PPOTrainer:
         ws = self.config.warm_start
         began = time.perf_counter()
         try:
+            if ws.init is not None and self.warm_decisions == 0 and self.warm_blocks == 0:
+                self._init_actor(ws.init)
             result = self._teacher_warm_start(ws) if ws.dataset is None else self._dataset_warm_start(ws)
             self._take_warm_start(result)
             if result.finished:
                 self.anchor = self.net.policy()
         finally:
             self.warm_seconds += time.perf_counter() - began
+
+    def _init_actor(self, spec: str) -> None:
+        """The actor takes the weights of the trained network of ``spec`` (``checkpoint:PATH`` or
+        ``zoo:GAME``); the critic keeps its own.
+
+        Raises:
+            FileNotFoundError: no such checkpoint.
+            ValueError: a bad spec, or a network the config does not build (:meth:`_check_actor`).
+        """
+        from agents.learned.checkpoint import load_checkpoint
+        from agents.registry import loaded_files
+
+        (path,) = loaded_files(spec, self.config.game)
+        ckpt = load_checkpoint(path, game=self.config.game, obs_size=self.obs_size, num_actions=self.num_actions)
+        try:
+            self._check_actor(ckpt)
+        except ValueError as exc:
+            raise ValueError(f"warm_start.init {spec}: {exc}") from None
+        actor = PolicyNet.from_actor_critic_state(ckpt["model"], self.obs_size, self.num_actions, self.cfg.hidden_sizes,
+                                                  self.bid_features, self.architecture)
+        self.net.load_state_dict(actor.state_dict(), strict=False)  # the actor's entries; the critic's are not in it
 
     def _teacher_warm_start(self, ws: WarmStartConfig) -> WarmStartResult:
         """The teacher of ``ws.teacher`` plays; the network, the random streams and the progress are the trainer's."""
@@ -680,15 +703,20 @@ class PPOTrainer:
             self._started = True
 
     def _check_resumable(self, ckpt: Mapping[str, Any]) -> None:
-        """Raise ``ValueError`` unless ``ckpt`` holds a network this config builds: the same game,
-        observation and action sizes, ``hidden_sizes``, critic input, suit relabelling, actor and bid head."""
-        check_compatible(ckpt, game=self.config.game, obs_size=self.obs_size, num_actions=self.num_actions)
-        if list(ckpt["hidden_sizes"]) != list(self.cfg.hidden_sizes):
-            raise ValueError(f"checkpoint has hidden_sizes {ckpt['hidden_sizes']}, the config asks for {self.cfg.hidden_sizes}")
+        """Raise ``ValueError`` unless ``ckpt`` holds a network this config builds: its actor
+        (:meth:`_check_actor`) and the critic's input."""
+        self._check_actor(ckpt)
         critic_size = int(ckpt.get("critic_input_size", ckpt["obs_size"]))
         if critic_size != self.critic_input_size:
             raise ValueError(f"checkpoint's critic reads {critic_size} floats, the config's {self.critic_input_size} "
                              f"(central_critic: {self.cfg.central_critic})")
+
+    def _check_actor(self, ckpt: Mapping[str, Any]) -> None:
+        """Raise ``ValueError`` unless ``ckpt``'s actor is one this config builds: the same game,
+        observation and action sizes, ``hidden_sizes``, suit relabelling, actor and bid head."""
+        check_compatible(ckpt, game=self.config.game, obs_size=self.obs_size, num_actions=self.num_actions)
+        if list(ckpt["hidden_sizes"]) != list(self.cfg.hidden_sizes):
+            raise ValueError(f"checkpoint has hidden_sizes {ckpt['hidden_sizes']}, the config asks for {self.cfg.hidden_sizes}")
         if ("suit_observation" in ckpt["model"]) != self.cfg.canonical_suits:
             raise ValueError(f"checkpoint {'relabels' if 'suit_observation' in ckpt['model'] else 'does not relabel'} suits, "
                              f"the config asks canonical_suits: {self.cfg.canonical_suits}")

@@ -142,7 +142,7 @@ def teacher_samples(make_env: Callable[[], Any], teacher: Any, num_decisions: in
 def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamples, epochs: int, minibatch_size: int,
                 generator: torch.Generator, vf_coef: float = 0.5, device: str | torch.device = "cpu",
                 bid_coef: float = 1.0, augment: dict[str, torch.Tensor] | None = None,
-                lr_start: float = 0.0, lr_end: float | None = None) -> dict[str, float]:
+                lr_start: float = 0.0, lr_end: float | None = None, clone: bool = True) -> dict[str, float]:
     """Behaviour cloning of the actor and regression of the critic on ``samples``.
 
     Args:
@@ -159,6 +159,8 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
             them drawn uniformly (from ``generator``), action and critic input alike.
         lr_start, lr_end: with ``lr_end``, the learning rate moves linearly from ``lr_start`` to
             ``lr_end`` over the gradient steps of this call (``None``: the optimizer's own).
+        clone: add the cloning loss; ``False``: the actor's loss is left out (its weights do not
+            change; ``policy_loss`` and ``accuracy`` are still measured), the critic and a bid head learn.
     Returns:
         ``policy_loss`` (cross-entropy, nats), ``accuracy`` (share of decisions with a choice,
         bids aside, where the net's most probable action is the teacher's, measured before the
@@ -217,7 +219,7 @@ def fit_samples(net: Any, optimizer: torch.optim.Optimizer, samples: TeacherSamp
                 bid_values = net.bid_values(mb_obs[bid]).gather(1, mb_actions[bid, None]).squeeze(1)
                 bid_loss = 0.5 * ((bid_values - returns[idx][bid]) ** 2).mean()
             optimizer.zero_grad()
-            (policy_loss + vf_coef * value_loss + bid_coef * bid_loss).backward()
+            ((policy_loss if clone else policy_loss.detach()) + vf_coef * value_loss + bid_coef * bid_loss).backward()
             optimizer.step()
             sums["policy_loss"] += float(policy_loss.detach())
             sums["value_loss"] += float(value_loss.detach())
@@ -403,7 +405,7 @@ def teacher_warm_start(net: torch.nn.Module, teacher: Any, make_env: Callable[[]
             samples = teacher_samples(make_env, teacher, min(ws.chunk, ws.decisions - decisions), rng, train.central_critic,
                                       train.gamma, train.reward_scale, bid_features, ws.bid_explore)
             metrics = fit_samples(student, optimizer, samples, ws.epochs, ws.minibatch_size, generator, train.vf_coef, device,
-                                  train.bid_coef, augment)
+                                  train.bid_coef, augment, clone=ws.clone)
             decisions += len(samples)
             chunks += 1
             log_chunk(writer, metrics, len(samples), time.perf_counter() - t0, decisions)
