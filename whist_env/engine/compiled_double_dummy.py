@@ -21,33 +21,30 @@ from whist_env.engine.cards import FULL_DECK_54
 from whist_env.engine.double_dummy import DoubleDummySolver
 from whist_env.engine.tricks import TrickContext, trick_winner, trick_winner_or_leader
 
-#: log2 of the transposition table's buckets (two entries of 11 bytes each, shared by every solver of a process).
-TABLE_BITS = 20
+#: log2 of the transposition table's rows (position shapes) and of its entries (patterns), shared by
+#: every solver of a process: 21 MB and 75 MB (pages the search never touches are never allocated).
+TABLE_BITS = 19
+ENTRY_BITS = 20
 #: The trick-winner rules the kernels implement.
 COMPILED_RULES = (trick_winner, trick_winner_or_leader)
 
 
 class _Scratch:
-    """The kernels' move rows and transposition table, one per process; each call takes a fresh
-    generation tag, so entries of earlier calls are never read."""
+    """The kernels' move rows, stack, history and transposition table, one per process; each call
+    takes a fresh generation tag, so rows of earlier calls are never read."""
 
     def __init__(self) -> None:
         self.moves = np.zeros(dd_kernel.MAX_PLIES * dd_kernel.ROW, dtype=np.int64)
         self.frames = np.zeros((dd_kernel.MAX_PLIES + 1, dd_kernel.FRAME), dtype=np.int64)
-        self.keys = np.zeros(2 << TABLE_BITS, dtype=np.int64)
-        self.lo = np.zeros(2 << TABLE_BITS, dtype=np.int8)
-        self.hi = np.zeros(2 << TABLE_BITS, dtype=np.int8)
-        self.depth = np.zeros(2 << TABLE_BITS, dtype=np.int8)
-        self.move = np.zeros(2 << TABLE_BITS, dtype=np.int8)
+        self.rows = np.zeros((1 << TABLE_BITS, 5), dtype=np.int64)
+        self.entries = np.zeros((1 << ENTRY_BITS, dd_kernel.ENTRY), dtype=np.int64)
+        self.used = np.zeros(1, dtype=np.int64)
         self.hist = np.zeros(dd_kernel.MAX_SEATS * 64, dtype=np.int64)
         self.tag = 0
 
     def next_tag(self) -> int:
         self.tag += 1
         self.hist[:] = 0
-        if self.tag > 127:  # the tag has 7 bits: start over on a cleared table
-            self.keys[:] = 0
-            self.tag = 1
         return self.tag
 
 
@@ -108,7 +105,7 @@ class CompiledDoubleDummySolver(DoubleDummySolver):
         if not packed.any():
             return 0
         s = _scratch()
-        value = dd_kernel.solve(self._cx, packed, cards, int(leader), int(side), bool(misere), s.moves, s.frames, s.hist, s.keys, s.lo, s.hi, s.depth, s.move,
+        value = dd_kernel.solve(self._cx, packed, cards, int(leader), int(side), bool(misere), s.moves, s.frames, s.hist, s.rows, s.entries, s.used,
                                 s.next_tag(), self._nodes)
         self.nodes = int(self._nodes[0])
         return int(value)
@@ -120,7 +117,7 @@ class CompiledDoubleDummySolver(DoubleDummySolver):
         packed, cards = self._position(hands, leader, trick)
         s = _scratch()
         out = np.empty(64, dtype=np.int64)
-        dd_kernel.card_values(self._cx, packed, cards, int(leader), bool(misere), s.moves, s.frames, s.hist, s.keys, s.lo, s.hi, s.depth, s.move, s.next_tag(),
+        dd_kernel.card_values(self._cx, packed, cards, int(leader), bool(misere), s.moves, s.frames, s.hist, s.rows, s.entries, s.used, s.next_tag(),
                               self._nodes, out)
         self.nodes = int(self._nodes[0])
         return {int(c): int(out[c]) for c in np.flatnonzero(out >= 0)}

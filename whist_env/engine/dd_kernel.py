@@ -9,18 +9,22 @@ Plain functions over int64 arrays, compiled on first use and cached on disk (``c
 * ``moves`` (int64[MAX_PLIES * ROW]): scratch space, one row per ply;
 * ``frames`` (int64[MAX_PLIES + 1, FRAME]): the search's explicit stack;
 * ``hist`` (int64[MAX_SEATS * 64]): the history of moves that cut off, by seat and card;
-* ``tt_keys`` (int64[2 size]), ``tt_lo``/``tt_hi``/``tt_depth``/``tt_move`` (int8[2 size]): the transposition
-  table, a power-of-two number of buckets of two entries (one kept for the deeper position, one
-  always replaced), keyed on the remaining cards by their rank within their group (so positions
-  that differ only in which lower cards are gone share an entry), the leader and a generation tag
-  (one tag per solver call, so a call never reads another call's entries and the table needs no
-  clearing between calls).
+* ``tt_b`` (int64[rows, 5]), ``tt_e`` (int64[entries, ENTRY]), ``tt_n`` (int64[1]): the
+  transposition table of partition search. A row of ``tt_b`` stands for one shape of position at
+  a trick boundary: each seat's length in each ranking group and the leader (columns 0-2: the
+  lengths, 3: ``tag * 8 + leader + 1``, 4: its first entry, -1 none; open addressing). Its entries
+  (``tt_e``, a linked list, ``tt_n`` of them used) each hold a pattern, the holders of the top
+  cards of each group down to the weakest card the stored value rests on, with the bounds on the
+  value and the best lead. A position reads the bounds of every entry whose pattern it matches.
+  The generation ``tag`` is new for each solver call, so a call never reads another call's rows
+  and the table needs no clearing between calls.
 
 The value of a position is the number of tricks the counted side takes from the current trick
 (included) to the end of the hand; that side maximises it (minimises it with ``misere``), every
 other seat does the opposite (the paranoid reduction for more than two sides). Search:
 fail-soft alpha-beta over single card plays, driven by zero-window tests (MTD(f)); the table holds
-lower and upper bounds at trick boundaries, and the best lead found there; quick tricks (the
+lower and upper bounds at trick boundaries under the pattern of the cards they rest on (partition
+search, Ginsberg 2001; the winning ranks of DDS, Haglund and Hein), and the best lead found there; quick tricks (the
 leader's, or a partner's after a crossing) and sure trump tricks bound a trick boundary before it
 is searched; equivalent cards are searched once; a lead tries the table's best lead first, then
 high cards; a follow tries the lowest card that takes the trick, else the lowest card.
@@ -52,7 +56,8 @@ CX_ORDLEN = CX_ORDER + GROUPS * SUIT_WIDTH  # GROUPS: length of each group's ord
 CX_ZOB = CX_ORDLEN + GROUPS  # GROUPS * SUIT_WIDTH * MAX_SEATS: key of (group, rank within the group, holder)
 CX_ZLEAD = CX_ZOB + GROUPS * SUIT_WIDTH * MAX_SEATS  # MAX_SEATS: key of the leader
 CX_SIZE = CX_ZLEAD + MAX_SEATS
-KEY_BITS = 57  # bits of a position's key; the 7 above them hold the generation tag
+PATTERN_CARDS = 20  # cards of a group a stored pattern reaches at most (3 bits of holder each)
+PROBES = 16  # table rows probed for a position's before it goes unstored
 
 _HASH = np.int64(-7046029254386353131)  # 0x9E3779B97F4A7C15 as a signed int64
 
@@ -85,18 +90,6 @@ def _top_power(cx, mask):
         if cx[CX_POW + c] > top:
             top = cx[CX_POW + c]
     return top
-
-
-@njit(cache=True)
-def _count_above(cx, mask, power):
-    """Cards of ``mask`` stronger than ``power``."""
-    count = 0
-    while mask:
-        c = _low_bit(mask)
-        mask &= mask - 1
-        if cx[CX_POW + c] > power:
-            count += 1
-    return count
 
 
 @njit(cache=True)
@@ -159,16 +152,32 @@ def _winning_position(cx, tcard, base, k):
 
 
 @njit(cache=True)
+def _above(cx, mask, power):
+    """The cards of ``mask`` stronger than ``power`` (a bitmask)."""
+    out = np.int64(0)
+    rest = mask
+    while rest:
+        c = _low_bit(rest)
+        rest &= rest - 1
+        if cx[CX_POW + c] > power:
+            out |= np.int64(1) << c
+    return out
+
+
+@njit(cache=True)
 def _quick_tricks(cx, hands, n, leader, side):
     """Tricks the leader wins by cashing cards that nobody can beat or ruff: a lower bound on
-    what the leader's side (counted side or its opponents) takes from this trick on."""
+    what the leader's side (counted side or its opponents) takes from this trick on. Returns
+    ``(tricks, relevant)``: the bitmask of the cards whose ranks the bound rests on (the cashed
+    winners; the rest is suit lengths)."""
     others = 0
     for s in range(n):
         if s != leader:
             others |= hands[s]
     supers = cx[CX_SUPER]
+    relevant = np.int64(0)
     if others & supers:
-        return 0
+        return 0, relevant
     mine = hands[leader]
     count = _popcount(mine & supers)
     trump = cx[CX_TRUMP]
@@ -177,7 +186,8 @@ def _quick_tricks(cx, hands, n, leader, side):
         held = mine & cx[CX_SUIT + suit] & ~supers
         if not held:
             continue
-        winners = _count_above(cx, held, _top_power(cx, others & cx[CX_SUIT + suit]))
+        tops = _above(cx, held, _top_power(cx, others & cx[CX_SUIT + suit]))
+        winners = _popcount(tops)
         if winners and trump >= 0 and suit != trump:
             trumps = cx[CX_SUIT + trump]
             for s in range(n):
@@ -189,8 +199,10 @@ def _quick_tricks(cx, hands, n, leader, side):
                 length = _popcount(hands[s] & cx[CX_SUIT + suit])
                 if length < winners:
                     winners = length
+        if winners:
+            relevant |= tops
         count += winners
-    return count
+    return count, relevant
 
 
 @njit(cache=True)
@@ -199,8 +211,8 @@ def _side_quick_tricks(cx, hands, n, leader, side):
     after the leader crosses to it, leading a suit whose best card the friend holds above every
     other live card of the suit, with no seat that would ruff it (an opponent, or any seat under
     must-trump, void in the suit and holding a trump). The crossing trick is the friend's first
-    quick trick."""
-    best = _quick_tricks(cx, hands, n, leader, side)
+    quick trick. Returns ``(tricks, relevant)`` as :func:`_quick_tricks`."""
+    best, relevant = _quick_tricks(cx, hands, n, leader, side)
     mine_side = cx[CX_SIDE + leader] == side
     trump = cx[CX_TRUMP]
     supers = cx[CX_SUPER]
@@ -213,12 +225,13 @@ def _side_quick_tricks(cx, hands, n, leader, side):
                 others |= hands[s]
         if others & supers:
             continue
-        cross = False
+        cross = np.int64(0)
         for suit in range(4):
             mask = cx[CX_SUIT + suit]
             if not hands[leader] & mask or not hands[f] & mask:
                 continue
-            if _count_above(cx, others & mask, _top_power(cx, hands[f] & mask)):
+            top = _top_power(cx, hands[f] & mask)
+            if _above(cx, others & mask, top):
                 continue  # another live card beats the friend's best
             if trump >= 0 and suit != trump:
                 trumps = cx[CX_SUIT + trump]
@@ -231,13 +244,13 @@ def _side_quick_tricks(cx, hands, n, leader, side):
                         break
                 if ruffed:
                     continue
-            cross = True
+            cross = _above(cx, hands[f] & mask, top - 1)  # the friend's best card of the suit
             break
         if cross:
-            q = _quick_tricks(cx, hands, n, f, side)
+            q, q_relevant = _quick_tricks(cx, hands, n, f, side)
             if q > best:
-                best = q
-    return best
+                best, relevant = q, q_relevant | cross
+    return best, relevant
 
 
 @njit(cache=True)
@@ -245,15 +258,17 @@ def _sure_tricks(cx, hands, n, side, ours):
     """Tricks the counted side (``ours``) or its opponents (not ``ours``) take whatever anyone
     plays: the most trumps one seat of that side holds above every trump of the other side (each
     wins the trick it falls on, one trick per card of one seat). 0 in no-trump and while super
-    cards are live."""
+    cards are live. Returns ``(tricks, relevant)`` as :func:`_quick_tricks` (the side's trumps
+    above the other side's best)."""
     trump = cx[CX_TRUMP]
+    relevant = np.int64(0)
     if trump < 0:
-        return 0
+        return 0, relevant
     union = 0
     for s in range(n):
         union |= hands[s]
     if union & cx[CX_SUPER]:
-        return 0
+        return 0, relevant
     trumps = cx[CX_SUIT + trump]
     theirs = 0
     for s in range(n):
@@ -263,8 +278,11 @@ def _sure_tricks(cx, hands, n, side, ours):
     most = 0
     for s in range(n):
         if (cx[CX_SIDE + s] == side) == ours:
-            most = max(most, _count_above(cx, hands[s] & trumps, top))
-    return most
+            above = _above(cx, hands[s] & trumps, top)
+            most = max(most, _popcount(above))
+            if theirs:
+                relevant |= above
+    return most, relevant
 
 
 @njit(cache=True)
@@ -364,59 +382,253 @@ def _moves(cx, hands, tcard, leaders, t, k, side, moves, row, first, hist):
 
 
 @njit(cache=True)
-def _key(cx, hands, n, leader, tag):
-    """Key of a trick-boundary position: each remaining card by its group, its rank among the
-    group's remaining cards and its holder; the leader; the generation tag in the top bits."""
-    key = cx[CX_ZLEAD + leader]
+def _group_of(cx, c):
+    """Ranking group of card ``c``: its effective suit 0..3, 4 for a super card, 5 for the others."""
+    if (cx[CX_SUPER] >> c) & 1:
+        return 4
+    s = cx[CX_EFF + c]
+    return s if s >= 0 else 5
+
+
+@njit(cache=True)
+def _trick_relevant(cx, tcard, base, n, win):
+    """The winning card of a finished trick (position ``win``) as a bitmask when it won by its
+    rank (another card of its group fell on the trick), else 0 (it won by suit: a ruff, the only
+    card of the led suit)."""
+    w = tcard[base + win]
+    g = _group_of(cx, w)
+    for i in range(n):
+        if i != win and _group_of(cx, tcard[base + i]) == g:
+            return np.int64(1) << w
+    return np.int64(0)
+
+
+@njit(cache=True)
+def _pattern(cx, hands, n, frames, p):
+    """Writes the trick-boundary position's shape into frame ``p``: for each ranking group, the
+    holders of its remaining cards, strongest first, 3 bits each (the top PATTERN_CARDS), at
+    ``F_PAT + g``; each seat's length in each group, 5 bits each, six seats a group, two groups a
+    word, at ``F_LEN..F_LEN + 2``."""
+    for w in range(3):
+        frames[p, F_LEN + w] = 0
     for g in range(GROUPS):
-        rank = 0
+        pattern = np.int64(0)
+        lengths = np.int64(0)
+        j = 0
         for i in range(cx[CX_ORDLEN + g]):
-            bit = 1 << cx[CX_ORDER + g * SUIT_WIDTH + i]
+            bit = np.int64(1) << cx[CX_ORDER + g * SUIT_WIDTH + i]
             for s in range(n):
                 if hands[s] & bit:
-                    key ^= cx[CX_ZOB + (g * SUIT_WIDTH + rank) * MAX_SEATS + s]
-                    rank += 1
+                    if j < PATTERN_CARDS:
+                        pattern |= np.int64(s) << (3 * j)
+                    j += 1
+                    lengths += np.int64(1) << (5 * s)
                     break
-    return (key & ((1 << KEY_BITS) - 1)) | (tag << KEY_BITS)
+        frames[p, F_PAT + g] = pattern
+        frames[p, F_LEN + g // 2] |= lengths << (30 * (g % 2))
 
 
 @njit(cache=True, inline="always")
-def _slot(tt_keys, key):
-    """Index of ``key``'s entry in the table, -1 if absent."""
-    bucket = 2 * (((key * _HASH) >> 24) & (len(tt_keys) // 2 - 1))
-    if tt_keys[bucket] == key:
-        return bucket
-    if tt_keys[bucket + 1] == key:
-        return bucket + 1
+def _pattern_mask(j):
+    return (np.int64(1) << (3 * j)) - 1
+
+
+@njit(cache=True)
+def _depths(cx, hands, n, relevant):
+    """How deep the stored pattern of each group reaches: 1 + the rank, among the group's
+    remaining cards, of its weakest relevant card (0: no card of the group is relevant), 5 bits
+    a group; -1 when a group's reaches below PATTERN_CARDS (the position is then not stored)."""
+    live = np.int64(0)
+    for s in range(n):
+        live |= hands[s]
+    depths = np.int64(0)
+    for g in range(GROUPS):
+        j = 0
+        index = 0
+        for i in range(cx[CX_ORDLEN + g]):
+            c = cx[CX_ORDER + g * SUIT_WIDTH + i]
+            if (live >> c) & 1:
+                index += 1
+                if (relevant >> c) & 1:
+                    j = index
+        if j > PATTERN_CARDS:
+            return np.int64(-1)
+        depths |= np.int64(j) << (5 * g)
+    return depths
+
+
+@njit(cache=True)
+def _top_cards(cx, hands, n, depths):
+    """The cards a stored pattern of ``depths`` covers in this position: the top ``j`` remaining
+    cards of each group (a bitmask)."""
+    live = np.int64(0)
+    for s in range(n):
+        live |= hands[s]
+    out = np.int64(0)
+    for g in range(GROUPS):
+        j = (depths >> (5 * g)) & 31
+        count = 0
+        for i in range(cx[CX_ORDLEN + g]):
+            if count >= j:
+                break
+            c = cx[CX_ORDER + g * SUIT_WIDTH + i]
+            if (live >> c) & 1:
+                out |= np.int64(1) << c
+                count += 1
+    return out
+
+
+@njit(cache=True)
+def _bucket(tt_b, frames, p, leader, tag):
+    """Row of ``tt_b`` holding the entries of the position's lengths and leader in this
+    generation (``tag``), created empty when absent; -1 when its probe run is full."""
+    l0 = frames[p, F_LEN]
+    l1 = frames[p, F_LEN + 1]
+    l2 = frames[p, F_LEN + 2]
+    owner = tag * 8 + leader + 1
+    size = tt_b.shape[0]
+    i = (((l0 ^ (l1 * 1000003) ^ (l2 * 998244353) ^ owner) * _HASH) >> 20) & (size - 1)
+    for _ in range(PROBES):
+        if tt_b[i, 3] == owner and tt_b[i, 0] == l0 and tt_b[i, 1] == l1 and tt_b[i, 2] == l2:
+            return i
+        if tt_b[i, 3] >> 3 != tag:  # a row of an earlier generation, or never used: the position's is absent
+            tt_b[i, 0] = l0
+            tt_b[i, 1] = l1
+            tt_b[i, 2] = l2
+            tt_b[i, 3] = owner
+            tt_b[i, 4] = -1
+            return i
+        i = (i + 1) & (size - 1)
     return -1
 
 
-@njit(cache=True, inline="always")
-def _victim(tt_keys, tt_depth, key, depth):
-    """Index where a new entry of ``key`` (``depth`` tricks left) goes: the bucket's first entry
-    when it is stale or no deeper, else its second."""
-    bucket = 2 * (((key * _HASH) >> 24) & (len(tt_keys) // 2 - 1))
-    if tt_keys[bucket] >> KEY_BITS != key >> KEY_BITS or tt_depth[bucket] <= depth:
-        return bucket
-    return bucket + 1
+@njit(cache=True)
+def _matches(tt_e, e, frames, p):
+    depths = tt_e[e, E_DEPTHS]
+    for g in range(GROUPS):
+        j = (depths >> (5 * g)) & 31
+        if j and (frames[p, F_PAT + g] & _pattern_mask(j)) != tt_e[e, g]:
+            return False
+    return True
+
+
+@njit(cache=True)
+def _probe(tt_b, tt_e, bucket, frames, p, left):
+    """Bounds of the position from every stored pattern it matches: ``(lo, hi, lo_depths,
+    hi_depths, move)``, the depths of the patterns that gave the bounds (-1: none: the trivial
+    0 and ``left``) and a stored best card (-1 none)."""
+    lo = 0
+    hi = left
+    lo_depths = np.int64(-1)
+    hi_depths = np.int64(-1)
+    move = -1
+    e = tt_b[bucket, 4]
+    while e >= 0:
+        if _matches(tt_e, e, frames, p):
+            info = tt_e[e, E_INFO]
+            e_lo = info & 255
+            e_hi = (info >> 8) & 255
+            if e_lo > lo:
+                lo = e_lo
+                lo_depths = tt_e[e, E_DEPTHS]
+            if e_hi < hi:
+                hi = e_hi
+                hi_depths = tt_e[e, E_DEPTHS]
+            if move < 0:
+                move = (info >> 16) - 1
+        e = tt_e[e, E_NEXT]
+    return lo, hi, lo_depths, hi_depths, move
+
+
+@njit(cache=True)
+def _store(cx, hands, n, tt_b, tt_e, tt_n, bucket, frames, p, relevant, lo, hi, move):
+    """Stores the bounds ``lo``, ``hi`` of the position of frame ``p`` under the pattern of its
+    ``relevant`` cards (every position with the same lengths, leader and holders of those cards
+    and the ones above them has the same bounds), tightening an entry of the same pattern."""
+    depths = _depths(cx, hands, n, relevant)
+    if depths < 0:
+        return
+    e = tt_b[bucket, 4]
+    while e >= 0:
+        if tt_e[e, E_DEPTHS] == depths and _matches(tt_e, e, frames, p):
+            info = tt_e[e, E_INFO]
+            lo = max(lo, info & 255)
+            hi = min(hi, (info >> 8) & 255)
+            tt_e[e, E_INFO] = lo | (hi << 8) | ((move + 1) << 16)
+            return
+        e = tt_e[e, E_NEXT]
+    e = tt_n[0]
+    if e >= tt_e.shape[0]:
+        return  # the pool is full: this generation stores no more
+    tt_n[0] = e + 1
+    for g in range(GROUPS):
+        tt_e[e, g] = frames[p, F_PAT + g] & _pattern_mask((depths >> (5 * g)) & 31)
+    tt_e[e, E_DEPTHS] = depths
+    tt_e[e, E_INFO] = lo | (hi << 8) | ((move + 1) << 16)
+    tt_e[e, E_NEXT] = tt_b[bucket, 4]
+    tt_b[bucket, 4] = e
+
+
+@njit(cache=True)
+def _close_classes(cx, moves, row, count, relevant):
+    """``relevant`` with every class of equivalent cards searched at a ply (its moves at
+    ``moves[row:]``) that straddles the weakest relevant card of its group taken in whole: the
+    class was searched by one card, which stands for the others only where they stay equivalent,
+    so a stored pattern must reach below all of them or above all of them."""
+    changed = True
+    while changed:
+        changed = False
+        for m in range(count):
+            cls = moves[row + 2 * m + 1]
+            if not cls & (cls - 1) or not cls & ~relevant:
+                continue
+            g = _group_of(cx, moves[row + 2 * m])
+            weakest = np.int64(1) << 40
+            rest = relevant
+            while rest:
+                c = _low_bit(rest)
+                rest &= rest - 1
+                if _group_of(cx, c) == g and cx[CX_POW + c] < weakest:
+                    weakest = cx[CX_POW + c]
+            if cx[CX_POW + moves[row + 2 * m]] >= weakest and _above(cx, cls, weakest - 1) != cls:
+                relevant |= cls
+                changed = True
+    return relevant
 
 
 # fields of a search frame (one row of ``frames`` per ply below the root)
-(F_T, F_K, F_ALPHA, F_BETA, F_ALPHA0, F_BETA0, F_BEST, F_MAX, F_COUNT, F_M, F_HAND, F_SEAT, F_INDEX, F_KEY, F_WON, F_ROW, F_CARD,
- F_BEST_CARD, F_FIRST) = range(19)
-FRAME = 19
+(F_T, F_K, F_ALPHA, F_BETA, F_ALPHA0, F_BETA0, F_BEST, F_MAX, F_COUNT, F_M, F_HAND, F_SEAT, F_BUCKET, F_WON, F_ROW, F_CARD,
+ F_BEST_CARD, F_FIRST, F_REL, F_TREL) = range(20)
+F_PAT = 20  # GROUPS fields: the position's pattern (:func:`_pattern`)
+F_LEN = F_PAT + GROUPS  # 3 fields: its lengths
+FRAME = F_LEN + 3
+# columns of a table entry: the pattern (GROUPS), its depths, lo | hi << 8 | (move + 1) << 16, the next entry
+E_DEPTHS = GROUPS
+E_INFO = GROUPS + 1
+E_NEXT = GROUPS + 2
+ENTRY = GROUPS + 3
 
 
 @njit(cache=True, inline="always")
-def _take(frames, p, value):
-    """Folds a move's ``value`` into frame ``p`` (its best value and its window)."""
+def _take(frames, p, value, relevant):
+    """Folds a move's ``value`` into frame ``p`` (its best value and its window) and the cards
+    its value rests on into the frame's: a cut-off rests on the move alone, any other value on
+    every move searched."""
     if frames[p, F_MAX]:
+        if value >= frames[p, F_BETA]:
+            frames[p, F_REL] = relevant
+        else:
+            frames[p, F_REL] |= relevant
         if value > frames[p, F_BEST]:
             frames[p, F_BEST] = value
             frames[p, F_BEST_CARD] = frames[p, F_CARD]
             if value > frames[p, F_ALPHA]:
                 frames[p, F_ALPHA] = value
     else:
+        if value <= frames[p, F_ALPHA]:
+            frames[p, F_REL] = relevant
+        else:
+            frames[p, F_REL] |= relevant
         if value < frames[p, F_BEST]:
             frames[p, F_BEST] = value
             frames[p, F_BEST_CARD] = frames[p, F_CARD]
@@ -425,13 +637,18 @@ def _take(frames, p, value):
 
 
 @njit(cache=True)
-def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, moves, frames, hist, tt_keys, tt_lo, tt_hi, tt_depth, tt_move, tag, nodes,
-            only):
+def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, moves, frames, hist, tt_b, tt_e, tt_n, tag, nodes, only):
     """Fail-soft alpha-beta value of the position at position ``k0`` of trick ``t0``, the seat
     to play choosing among its legal cards in ``only`` (a bitmask; -1 for all, as every position
     below the root has; the table is neither read nor written where it restricts). An explicit
     stack of ``frames`` (int64[MAX_PLIES + 1, FRAME]) stands for recursion, which numba cannot
-    cache."""
+    cache.
+
+    Partition search (Ginsberg 2001; DDS's winning ranks): each value comes back with the
+    bitmask of the cards whose ranks it rests on: the winning card of every trick it won by rank,
+    the cards of the bounds it was cut off by. A trick boundary stores its bounds under the
+    pattern of those cards (:func:`_store`), which every position of the same suit lengths and
+    leader, with the same holders of the pattern's cards, shares."""
     n = cx[CX_N]
     p = 0
     frames[0, F_T] = t0
@@ -441,6 +658,7 @@ def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, moves,
     frames[0, F_WON] = 0
     entering = True
     result = 0
+    relevant = np.int64(0)  # the cards ``result`` rests on
     while True:
         returning = False
         if entering:
@@ -451,47 +669,57 @@ def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, moves,
             a = frames[p, F_ALPHA]
             b = frames[p, F_BETA]
             leader = leaders[t]
-            frames[p, F_INDEX] = -1
+            frames[p, F_BUCKET] = -1
             frames[p, F_FIRST] = -1
             if k == 0 and (p > 0 or only == -1):
                 left = _popcount(hands[leader])
                 if left == 1:  # the last trick: every card is forced
+                    base = t * MAX_SEATS
                     for i in range(n):
-                        tcard[t * MAX_SEATS + i] = hands[(leader + i) % n]
-                        tcard[t * MAX_SEATS + i] = _low_bit(tcard[t * MAX_SEATS + i])
-                    winner = (leader + _winning_position(cx, tcard, t * MAX_SEATS, n)) % n
-                    result = 1 if cx[CX_SIDE + winner] == side else 0
+                        tcard[base + i] = _low_bit(hands[(leader + i) % n])
+                    win = _winning_position(cx, tcard, base, n)
+                    result = 1 if cx[CX_SIDE + (leader + win) % n] == side else 0
+                    relevant = _trick_relevant(cx, tcard, base, n, win)
                     returning = True
             if not returning and k == 0 and (p > 0 or only == -1):
-                key = _key(cx, hands, n, leader, tag)
-                index = _slot(tt_keys, key)
+                _pattern(cx, hands, n, frames, p)
+                bucket = _bucket(tt_b, frames, p, leader, tag)
                 lo = 0
                 hi = left
-                if index >= 0:
-                    lo = np.int64(tt_lo[index])
-                    hi = np.int64(tt_hi[index])
-                    first = tt_move[index]
+                lo_depths = np.int64(-1)
+                hi_depths = np.int64(-1)
+                if bucket >= 0:
+                    lo, hi, lo_depths, hi_depths, first = _probe(tt_b, tt_e, bucket, frames, p, left)
                     if first >= 0 and (hands[leader] >> first) & 1:
                         frames[p, F_FIRST] = first
-                else:
-                    index = _victim(tt_keys, tt_depth, key, left)
-                mine = _sure_tricks(cx, hands, n, side, True)
-                theirs = _sure_tricks(cx, hands, n, side, False)
+                lo_rel = np.int64(0)
+                hi_rel = np.int64(0)
+                mine, mine_rel = _sure_tricks(cx, hands, n, side, True)
+                theirs, theirs_rel = _sure_tricks(cx, hands, n, side, False)
                 if not misere:  # the leader cashes its quick tricks only when its side wants them
-                    quick = _side_quick_tricks(cx, hands, n, leader, side)
+                    quick, quick_rel = _side_quick_tricks(cx, hands, n, leader, side)
                     if cx[CX_SIDE + leader] == side:
-                        mine = max(mine, quick)
-                    else:
-                        theirs = max(theirs, quick)
+                        if quick > mine:
+                            mine, mine_rel = quick, quick_rel
+                    elif quick > theirs:
+                        theirs, theirs_rel = quick, quick_rel
                 if mine > lo:
-                    lo = mine
+                    lo, lo_depths, lo_rel = mine, np.int64(-1), mine_rel
                 if left - theirs < hi:
-                    hi = left - theirs
-                if lo >= b or lo == hi:
-                    result = lo
-                    returning = True
-                elif hi <= a:
-                    result = hi
+                    hi, hi_depths, hi_rel = left - theirs, np.int64(-1), theirs_rel
+                if lo >= b or lo == hi or hi <= a:
+                    relevant = np.int64(0)
+                    if lo >= b or lo == hi:
+                        result = lo
+                        relevant |= lo_rel
+                        if lo_depths >= 0:
+                            relevant |= _top_cards(cx, hands, n, lo_depths)
+                    else:
+                        result = hi
+                    if hi <= a or lo == hi:
+                        relevant |= hi_rel
+                        if hi_depths >= 0:
+                            relevant |= _top_cards(cx, hands, n, hi_depths)
                     returning = True
                 else:
                     if lo > a:
@@ -500,8 +728,7 @@ def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, moves,
                         b = hi
                     frames[p, F_ALPHA] = a
                     frames[p, F_BETA] = b
-                    frames[p, F_INDEX] = index
-                    frames[p, F_KEY] = key
+                    frames[p, F_BUCKET] = bucket
             if not returning:
                 seat = (leader + k) % n
                 maximise = (cx[CX_SIDE + seat] == side) != misere
@@ -510,6 +737,7 @@ def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, moves,
                 frames[p, F_MAX] = maximise
                 frames[p, F_BEST] = -1 if maximise else 1 << 20
                 frames[p, F_BEST_CARD] = -1
+                frames[p, F_REL] = 0
                 row = (t * MAX_SEATS + k) * ROW
                 frames[p, F_ROW] = row
                 frames[p, F_COUNT] = _moves(cx, hands, tcard, leaders, t, k, side, moves, row, frames[p, F_FIRST], hist)
@@ -535,6 +763,7 @@ def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, moves,
                 tcard[base + k] = card
                 if k + 1 < n:
                     frames[p, F_WON] = 0
+                    frames[p, F_TREL] = 0
                     q = p + 1
                     frames[q, F_T] = t
                     frames[q, F_K] = k + 1
@@ -542,14 +771,17 @@ def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, moves,
                     frames[q, F_BETA] = frames[p, F_BETA]
                     pushed = True
                     break
-                winner = (leaders[t] + _winning_position(cx, tcard, base, n)) % n
+                win = _winning_position(cx, tcard, base, n)
+                winner = (leaders[t] + win) % n
                 won = 1 if cx[CX_SIDE + winner] == side else 0
+                trick_rel = _trick_relevant(cx, tcard, base, n, win)
                 if hands[winner] == 0:
                     hands[seat] = hand
-                    _take(frames, p, won)
+                    _take(frames, p, won, trick_rel)
                     continue
                 leaders[t + 1] = winner
                 frames[p, F_WON] = won
+                frames[p, F_TREL] = trick_rel
                 q = p + 1
                 frames[q, F_T] = t + 1
                 frames[q, F_K] = 0
@@ -563,43 +795,38 @@ def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, moves,
                 continue
             # frame p is done: store its bounds
             best = frames[p, F_BEST]
-            index = frames[p, F_INDEX]
+            relevant = frames[p, F_REL]
+            if frames[p, F_ALPHA] < frames[p, F_BETA]:  # no cut-off: the value rests on every move, each class by one card
+                relevant = _close_classes(cx, moves, row, frames[p, F_COUNT], relevant)
             if frames[p, F_BEST_CARD] >= 0 and frames[p, F_ALPHA] >= frames[p, F_BETA]:
                 left = _popcount(hand) + (1 if k else 0)
                 hist[seat * 64 + frames[p, F_BEST_CARD]] += left * left
-            if index >= 0:
-                key = frames[p, F_KEY]
+            bucket = frames[p, F_BUCKET]
+            if bucket >= 0:
                 left = _popcount(hands[leaders[t]])
                 lo = 0
                 hi = left
-                if tt_keys[index] == key:
-                    lo = np.int64(tt_lo[index])
-                    hi = np.int64(tt_hi[index])
                 if best <= frames[p, F_ALPHA0]:
-                    if best < hi:
-                        hi = best
+                    hi = best
                 elif best >= frames[p, F_BETA0]:
-                    if best > lo:
-                        lo = best
+                    lo = best
                 else:
                     lo = best
                     hi = best
-                tt_keys[index] = key
-                tt_lo[index] = lo
-                tt_hi[index] = hi
-                tt_depth[index] = _popcount(hands[leaders[t]])
-                tt_move[index] = frames[p, F_BEST_CARD]
+                _store(cx, hands, n, tt_b, tt_e, tt_n, bucket, frames, p, relevant, lo, hi, frames[p, F_BEST_CARD])
             result = best
         # return result to the parent frame
         if p == 0:
             return result
         p -= 1
         hands[frames[p, F_SEAT]] = frames[p, F_HAND]
-        _take(frames, p, result + frames[p, F_WON])
+        relevant |= frames[p, F_TREL]
+        _take(frames, p, result + frames[p, F_WON], relevant)
+        relevant = np.int64(0)
 
 
 @njit(cache=True)
-def _mtd(cx, hands, tcard, leaders, k, side, misere, only, guess, total, moves, frames, hist, tt_keys, tt_lo, tt_hi, tt_depth, tt_move, tag, nodes):
+def _mtd(cx, hands, tcard, leaders, k, side, misere, only, guess, total, moves, frames, hist, tt_b, tt_e, tt_n, tag, nodes):
     """Exact value of the root position (trick 0, position ``k``) with the seat to play choosing
     among ``only``, by zero-window tests from ``guess`` (MTD(f)); the value lies in [0, total]."""
     lo = 0
@@ -607,7 +834,7 @@ def _mtd(cx, hands, tcard, leaders, k, side, misere, only, guess, total, moves, 
     g = min(max(guess, lo), hi)
     while lo < hi:
         b = g + 1 if g == lo else g
-        g = _search(cx, hands, tcard, leaders, 0, k, side, misere, b - 1, b, moves, frames, hist, tt_keys, tt_lo, tt_hi, tt_depth, tt_move, tag, nodes, only)
+        g = _search(cx, hands, tcard, leaders, 0, k, side, misere, b - 1, b, moves, frames, hist, tt_b, tt_e, tt_n, tag, nodes, only)
         if g < b:
             hi = g
         else:
@@ -631,7 +858,7 @@ def _root(cx, hands, trick, leader):
 
 
 @njit(cache=True)
-def card_values(cx, hands, trick, leader, misere, moves, frames, hist, tt_keys, tt_lo, tt_hi, tt_depth, tt_move, tag, nodes, out):
+def card_values(cx, hands, trick, leader, misere, moves, frames, hist, tt_b, tt_e, tt_n, tag, nodes, out):
     """Values of every legal card of the seat to play, written to ``out`` (int64[64], -1 for a
     card that is not legal): the tricks its side takes from the current trick on.
 
@@ -641,10 +868,12 @@ def card_values(cx, hands, trick, leader, misere, moves, frames, hist, tt_keys, 
         trick: int64 array of the cards played to the current trick, in order.
         leader: the seat that led (or leads) the current trick.
         misere: the seat's side minimises its tricks.
-        moves, frames, hist, tt_keys, tt_lo, tt_hi, tt_depth, tt_move: scratch, stack, history and
-            table (module docstring); ``tag`` 1..127.
+        moves, frames, hist: scratch, stack and history (module docstring).
+        tt_b, tt_e, tt_n: the table (module docstring); ``tag`` >= 1, new for each call (entries
+            of other tags are never read; ``tt_n`` is reset here).
         nodes: int64[1], incremented by the positions searched.
     """
+    tt_n[0] = 0
     tcard, leaders, k, seat, total = _root(cx, hands, trick, leader)
     side = cx[CX_SIDE + seat]
     row = k * ROW
@@ -655,8 +884,8 @@ def card_values(cx, hands, trick, leader, misere, moves, frames, hist, tt_keys, 
     guess = total // 2
     for m in range(count):
         card = reps[2 * m]
-        value = _mtd(cx, hands, tcard, leaders, k, side, misere, 1 << card, guess, total, moves, frames, hist, tt_keys, tt_lo, tt_hi, tt_depth, tt_move, tag,
-                     nodes)
+        value = _mtd(cx, hands, tcard, leaders, k, side, misere, np.int64(1) << card, guess, total, moves, frames, hist, tt_b, tt_e, tt_n,
+                     tag, nodes)
         guess = value
         group = reps[2 * m + 1]
         while group:
@@ -666,11 +895,11 @@ def card_values(cx, hands, trick, leader, misere, moves, frames, hist, tt_keys, 
 
 
 @njit(cache=True)
-def solve(cx, hands, trick, leader, side, misere, moves, frames, hist, tt_keys, tt_lo, tt_hi, tt_depth, tt_move, tag, nodes):
+def solve(cx, hands, trick, leader, side, misere, moves, frames, hist, tt_b, tt_e, tt_n, tag, nodes):
     """Tricks ``side`` takes from the current trick on (arguments as :func:`card_values`)."""
+    tt_n[0] = 0
     tcard, leaders, k, seat, total = _root(cx, hands, trick, leader)
-    return _mtd(cx, hands, tcard, leaders, k, side, misere, -1, total // 2, total, moves, frames, hist, tt_keys, tt_lo, tt_hi, tt_depth, tt_move, tag,
-                nodes)
+    return _mtd(cx, hands, tcard, leaders, k, side, misere, -1, total // 2, total, moves, frames, hist, tt_b, tt_e, tt_n, tag, nodes)
 
 
 def context_array(eff_suit, power, suit_masks, trump, must_trump, super_mask, side_of) -> np.ndarray:
