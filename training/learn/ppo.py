@@ -576,9 +576,8 @@ class PPOTrainer:
             self._check_actor(ckpt)
         except ValueError as exc:
             raise ValueError(f"warm_start.init {spec}: {exc}") from None
-        actor = PolicyNet.from_actor_critic_state(ckpt["model"], self.obs_size, self.num_actions, self.cfg.hidden_sizes,
-                                                  self.bid_features, self.architecture)
-        self.net.load_state_dict(actor.state_dict(), strict=False)  # the actor's entries; the critic's are not in it
+        # the actor's entries; the critic's are not in it
+        self.net.load_state_dict(self._frozen(ckpt["model"]).state_dict(), strict=False)
 
     def _teacher_warm_start(self, ws: WarmStartConfig) -> WarmStartResult:
         """The teacher of ``ws.teacher`` plays; the network, the random streams and the progress are the trainer's."""
