@@ -62,6 +62,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timezone
@@ -305,7 +306,7 @@ class ResultsStore:
         try:
             try:
                 self._check_pages()  # first: nothing below may write to a damaged file
-                self.conn.execute("PRAGMA journal_mode=WAL")
+                self._enter_wal()
                 self.conn.execute("PRAGMA synchronous=NORMAL")
                 self.conn.execute("PRAGMA foreign_keys=ON")
                 self._check_or_create_schema()
@@ -339,6 +340,20 @@ class ResultsStore:
             problems = [line for line in text.splitlines() if line.strip() and not line.startswith("***")] or [text]
             more = f", and {len(problems) - 1} more reported" if len(problems) > 1 else ""
             raise damaged(self.path, f"SQLite's quick_check: {problems[0]}{more}")
+
+    def _enter_wal(self) -> None:
+        """Switch the file to write-ahead logging. SQLite answers "database is locked" at once,
+        without waiting on the busy timeout, when another connection switches the same new file at
+        the same moment: the switch is tried again for up to :data:`BUSY_TIMEOUT_S`."""
+        deadline = time.monotonic() + BUSY_TIMEOUT_S
+        while True:
+            try:
+                self.conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as err:
+                if "locked" not in str(err) or time.monotonic() > deadline:
+                    raise
+                time.sleep(0.01)
 
     def _tables(self) -> set[str]:
         return {r[0] for r in self.conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
