@@ -11,7 +11,13 @@ median over positions of the ratio of CPU times is printed. The first position o
 cold compile if numba's cache is empty (printed apart). A size whose positions take more than
 ``--budget`` CPU seconds in all is cut short (the count measured is printed).
 
+``--dds-hands`` measures DDS's own test deals instead (``benchmarks/dds/list100.txt``: 100 bridge
+deals, full 13 tricks, 29 of them no trump, with DDS's solution of every card): the compiled solver
+values every card of the seat on lead, each value is checked against the file, and with endplay
+installed DDS solves the same deals in the same run (one thread).
+
     python benchmarks/bench_solver.py [--games classic_whist ...] [--positions 20] [--tricks 7]
+    python benchmarks/bench_solver.py --dds-hands [--positions 100]
 """
 
 from __future__ import annotations
@@ -20,6 +26,7 @@ import argparse
 import time
 
 import numpy as np
+from dds_hands import dds_values, read_boards, solver_values
 
 import whist_env
 from agents.search.solving import bridge_like, card_values, dds_card_values, solver_of
@@ -57,6 +64,8 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=120.0, help="CPU seconds per game and size before it is cut short (default 120)")
     parser.add_argument("--seed", type=int, default=0, help="first deal seed (default 0)")
     parser.add_argument("--skip-first", action="store_true", help="measure the --tricks sizes only, not the first trick")
+    parser.add_argument("--dds-hands", action="store_true",
+                        help="DDS's test deals (benchmarks/dds/list100.txt), the first --positions of them, checked and timed against DDS")
     args = parser.parse_args()
     if args.positions < 1 or args.budget <= 0:
         parser.error("--positions must be >= 1 and --budget > 0")
@@ -71,6 +80,9 @@ def main() -> None:
     warm = position("classic_whist", 2, args.seed)
     cold, _ = seconds(time.perf_counter, lambda: card_values(warm))
     print(f"first call (compile or cache load): {cold:.2f} s wall")
+    if args.dds_hands:
+        dds_hands(args.positions, have_dds)
+        return
     print(f"{'game':<16} {'at':>6} {'n':>3} {'median s':>9} {'p95 s':>9} {'max s':>8} {'median nodes':>12} {'DDS median s':>12} "
           f"{'median ours/DDS':>15}")
     for game_name in args.games:
@@ -101,6 +113,31 @@ def main() -> None:
             dds = f"{np.median(dds_times):12.4f} {np.median(ratios):15.1f}" if ratios else f"{'':>12} {'':>15}"
             print(f"{game_name:<16} {label:>6} {len(times):3d} {np.median(times):9.4f} {np.percentile(times, 95):9.4f} {max(times):8.3f} "
                   f"{int(np.median(nodes)):12d} {dds}", flush=True)
+
+
+def dds_hands(count: int, have_dds: bool) -> None:
+    """Every card of the first ``count`` deals of DDS's list100 by the compiled solver, checked
+    against DDS's solutions in the file, and DDS's CPU time on the same deals."""
+    boards = read_boards()[:count]
+    ours, dds, ratios, wrong = [], [], [], []
+    for i, board in enumerate(boards):
+        t, values = seconds(time.process_time, lambda board=board: solver_values(board))
+        ours.append(t)
+        if values != board.values:
+            wrong.append(i)
+        if have_dds:
+            d, _ = seconds(time.process_time, lambda board=board: dds_values(board))
+            dds.append(d)
+            ratios.append(t / max(d, 1e-6))
+    print(f"DDS list100: {len(boards) - len(wrong)} of {len(boards)} deals equal to DDS's solutions in every card"
+          + (f" (different: deals {wrong})" if wrong else ""))
+    print(f"{'':<12} {'median s':>9} {'p95 s':>9} {'max s':>8} {'total s':>8}")
+    for name, times in (("ours", ours), ("DDS", dds)):
+        if times:
+            print(f"{name:<12} {np.median(times):9.4f} {np.percentile(times, 95):9.4f} {max(times):8.3f} {sum(times):8.2f}")
+    if ratios:
+        print(f"ours/DDS: median of the per-deal ratios {np.median(ratios):.1f}, ratio of the medians {np.median(ours) / np.median(dds):.1f}, "
+              f"ratio of the totals {sum(ours) / sum(dds):.1f}", flush=True)
 
 
 if __name__ == "__main__":
