@@ -10,7 +10,7 @@ from torch.utils.tensorboard import SummaryWriter
 
 from training.cli import main
 from training.errors import CommandError
-from training.evaluation.curves import curve_table, export_run, game_curves, read_curve
+from training.evaluation.curves import curve_table, export_run, game_curves, opponents_of, read_curve
 from training.evaluation.stats import wilson_interval
 
 
@@ -51,6 +51,21 @@ def test_the_table_gives_each_runs_last_point_and_wilsons_interval_where_none_wa
         f"| classic_scratch_s7 | 0.0M | 1.00 | 50.0% [37.5, 62.5] | 75.0% [{100 * lo:.1f}, {100 * hi:.1f}] |")
     low, high, logged = read_curve(tmp_path / "curves" / "classic_whist" / "classic_scratch_s7.csv").win_rate_band("random")
     assert not logged and math.isclose(low[-1], lo) and math.isclose(high[-1], hi)
+
+
+def test_a_fine_tuning_run_shows_the_agent_it_started_from_as_well(tmp_path):
+    """Opponents beyond the heuristic and random (a fine-tuning run's starting agent) come after
+    them, in the table and the figure."""
+    run = fake_run(tmp_path, name="classic_finetune_s1")
+    with SummaryWriter(str(run)) as w:
+        w.add_scalar("eval/zoo:classic_whist/win_rate", 0.55, 2000)
+    export_run(run, tmp_path / "finetune")
+    curves = game_curves("classic_whist", tmp_path / "finetune")
+    assert opponents_of(curves) == ["heuristic", "random", "zoo:classic_whist"]
+    table = curve_table(curves).splitlines()
+    assert table[0].endswith("| vs zoo:classic_whist, win rate [95% CI] |") and table[1] == "|---|---:|---:|---|---|---|"
+    lo, hi = wilson_interval(0.55, 200)
+    assert table[2].endswith(f"| 55.0% [{100 * lo:.1f}, {100 * hi:.1f}] |")
 
 
 def test_whist_curve_writes_the_csv_and_the_figure(tmp_path, capsys):

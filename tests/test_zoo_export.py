@@ -168,7 +168,7 @@ def test_force_with_enough_deals_prints_both_tables_then_replaces_and_keeps_the_
     status, out, err = zoo_export(capsys, str(run), "--out", str(shipped), "--force", "--deals", "3")
     assert status == 0, err
     lines = out.splitlines()
-    assert lines[0] == "old (shipped): 3 deals per opponent, seed 2027, 0 steps, 14,913,600 teacher decisions trained on"
+    assert lines[0] == "old (shipped): 3 deals per opponent, seed 2027, 10,002,432 steps, 200,044 teacher decisions trained on"
     assert lines[1] == "new (this run): 3 deals per opponent, seed 2027, 128 steps, 0 teacher decisions trained on"
     assert re.split(r"\s{2,}", lines[3]) == ["opponent", "old win rate [95% CI]", "new win rate [95% CI]", "old points/hand",
                                              "new points/hand"]
@@ -177,8 +177,8 @@ def test_force_with_enough_deals_prints_both_tables_then_replaces_and_keeps_the_
     for spec, line in zip(("random", "heuristic"), lines[4:6]):
         assert line.startswith(spec + " ")
         cells[spec] = re.split(r"\s{2,}", line)[1:]
-    assert cells["random"][0] == "82.0% [81.0, 83.1]" and cells["random"][2] == "+2.12 [+2.08, +2.16]"
-    assert cells["heuristic"][0] == "50.0% [49.5, 50.4]" and cells["heuristic"][2] == "-0.01 [-0.03, +0.00]"
+    assert cells["random"][0] == "82.6% [81.5, 83.6]" and cells["random"][2] == "+2.30 [+2.25, +2.34]"
+    assert cells["heuristic"][0] == "52.9% [52.1, 53.7]" and cells["heuristic"][2] == "+0.20 [+0.17, +0.23]"
     r = new["evaluation"]["results"][0]
     assert cells["random"][1] == f"{100 * r['win_rate']:.1f}% [{100 * r['win_rate_ci'][0]:.1f}, {100 * r['win_rate_ci'][1]:.1f}]"
     # the tables come before anything is written

@@ -367,6 +367,9 @@ def configure_curve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("runs", nargs="+", metavar="RUN_DIR", help="training run folders (config.yaml and event files)")
     parser.add_argument("--out", default="reports/curves", help="folder of the CSVs, one subfolder per game (default: %(default)s)")
     parser.add_argument("--plots", default="docs/assets/curves", help="folder of the figures, <game>.png (default: %(default)s)")
+    parser.add_argument("--subtitle", default="PPO from scratch",
+                        help="the figures' title after the game's name (default: %(default)s); fine-tuning runs go to their own "
+                             "--out and --plots, e.g. reports/finetune and docs/assets/finetune")
 
 
 def configure_plot(parser: argparse.ArgumentParser) -> None:

@@ -161,15 +161,23 @@ def _pct(value: float) -> str:
     return "" if math.isnan(value) else f"{100 * value:.1f}%"
 
 
+def opponents_of(curves: Sequence[Curve]) -> list[str]:
+    """The opponents the runs were evaluated against: those of :data:`OPPONENTS` first, then any
+    other (e.g. the agent a fine-tuning run started from), by name."""
+    logged = {key[: -len("_win_rate")] for curve in curves for row in curve.rows for key in row if key.endswith("_win_rate")}
+    return [o for o in OPPONENTS if o in logged] + sorted(logged - set(OPPONENTS))
+
+
 def curve_table(curves: Sequence[Curve]) -> str:
-    """A Markdown table of each run's last evaluation: steps, CPU-hours, win rate against each of
-    :data:`OPPONENTS` with its 95% interval."""
-    head = "| run | steps | CPU-hours | " + " | ".join(f"vs {o}, win rate [95% CI]" for o in OPPONENTS) + " |"
-    lines = [head, "|---|---:|---:|" + "---|" * len(OPPONENTS)]
+    """A Markdown table of each run's last evaluation: steps, CPU-hours, win rate against each
+    opponent of :func:`opponents_of` with its 95% interval."""
+    opponents = opponents_of(curves)
+    head = "| run | steps | CPU-hours | " + " | ".join(f"vs {o}, win rate [95% CI]" for o in opponents) + " |"
+    lines = [head, "|---|---:|---:|" + "---|" * len(opponents)]
     for curve in curves:
         last = curve.rows[-1]
         cells = []
-        for opponent in OPPONENTS:
+        for opponent in opponents:
             low, high, _ = curve.win_rate_band(opponent)
             rate = last.get(f"{opponent}_win_rate", math.nan)
             cells.append("" if math.isnan(rate) else f"{_pct(rate)} [{100 * low[-1]:.1f}, {100 * high[-1]:.1f}]")

@@ -12,19 +12,21 @@ so). The PNG keeps the digest of the CSVs it was drawn from (:func:`figure_sourc
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from training.evaluation.curves import OPPONENTS, Curve, csv_digest, export_run, read_curve
+from training.evaluation.curves import Curve, csv_digest, export_run, opponents_of, read_curve
 
 
-def plot_game(curves: Sequence[Curve], title: str, out: str | Path, source: str | None = None) -> Path:
-    """Draw ``curves`` (one game's runs) to the PNG ``out``: win rate against each of
-    :data:`OPPONENTS` by steps (left) and by CPU-hours (right), one line per run and opponent,
-    the 95% interval as a band. ``source`` (e.g. a hash of the CSVs) is stored in the PNG's
-    ``Source`` text chunk (:func:`figure_source`). Returns ``out``.
+def plot_game(curves: Sequence[Curve], title: str, out: str | Path, source: str | None = None,
+              subtitle: str = "PPO from scratch") -> Path:
+    """Draw ``curves`` (one game's runs) to the PNG ``out``: win rate against each opponent of
+    :func:`opponents_of` by steps (left) and by CPU-hours (right), one line per run and opponent,
+    the 95% interval as a band; the title is ``"<title>: <subtitle>"``. ``source`` (e.g. a hash of
+    the CSVs) is stored in the PNG's ``Source`` text chunk (:func:`figure_source`). Returns ``out``.
 
     Raises:
         ValueError: ``curves`` is empty.
@@ -39,7 +41,7 @@ def plot_game(curves: Sequence[Curve], title: str, out: str | Path, source: str 
     for i, curve in enumerate(curves):
         steps = [s / 1e6 for s in curve.column("step")]
         hours = curve.column("cpu_hours")
-        for opponent, style in zip(OPPONENTS, ("-", "--"), strict=True):
+        for opponent, style in zip(opponents_of(curves), itertools.cycle(("-", "--", ":", "-."))):
             rate = [100 * v for v in curve.column(f"{opponent}_win_rate")]
             if all(math.isnan(v) for v in rate):
                 continue
@@ -59,7 +61,7 @@ def plot_game(curves: Sequence[Curve], title: str, out: str | Path, source: str 
     band = "95% interval" + (" (Wilson's over the deals where the run logged none)" if wilson else "")
     handles, labels = by_steps.get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncols=4, fontsize=7, title=f"band: {band}", title_fontsize=7)
-    fig.suptitle(f"{title}: PPO from scratch")
+    fig.suptitle(f"{title}: {subtitle}")
     out = Path(out)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, format="png", metadata={"Software": None, **({"Source": source} if source else {})})
@@ -87,6 +89,6 @@ def run_curve(args: Any) -> int:
     for game in sorted({p.parent.name for p in written}):
         csvs = sorted((Path(args.out) / game).glob("*.csv"))
         out = plot_game([read_curve(c) for c in csvs], games.spec(game).docs.title, Path(args.plots) / f"{game}.png",
-                        source=csv_digest(csvs))
+                        source=csv_digest(csvs), subtitle=args.subtitle)
         print(f"drew {out}")
     return 0
