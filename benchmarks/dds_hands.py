@@ -21,6 +21,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from agents.search.solving import dds_solve
 from whist_env.engine.cards import FULL_DECK_52
 from whist_env.engine.compiled_double_dummy import CompiledDoubleDummySolver
 from whist_env.engine.tricks import natural_context
@@ -126,17 +127,9 @@ def solver_values(board: Board, solver: CompiledDoubleDummySolver | None = None)
 
 def dds_values(board: Board) -> dict[int, int]:
     """DDS's own values (endplay's SolveBoard, every card) of ``board``'s leader's cards, in the
-    project's card ids: the CPU time of the reference.
+    project's card ids (:func:`agents.search.solving.dds_solve`): the CPU time of the reference.
 
     Raises:
-        ImportError: endplay is not installed.
+        RuntimeError: endplay is not installed.
     """
-    from endplay.dds import solve_board
-    from endplay.types import Deal, Denom, Player
-
-    suits = [Denom.clubs, Denom.diamonds, Denom.hearts, Denom.spades]  # the project's suit order
-    deal = Deal(board.pbn)
-    deal.trump = Denom.nt if board.trump is None else suits[board.trump]
-    deal.first = [Player.north, Player.east, Player.south, Player.west][board.leader]
-    # endplay's Rank values are 1 << rank (rank 2..14)
-    return {suits.index(card.suit) * 13 + card.rank.value.bit_length() - 3: int(t) for card, t in solve_board(deal)}
+    return dds_solve(board.hands, board.trump, board.leader)

@@ -51,16 +51,28 @@ def dds_card_values(game: Any) -> dict[int, int]:
     Raises:
         RuntimeError: endplay is not installed.
     """
+    hands = [h | sum(1 << c for s, c in game.trick if s == seat) for seat, h in enumerate(game.hands)]
+    return dds_solve(hands, game.ctx.trump, game.leader, [c for _, c in game.trick])
+
+
+def dds_solve(hands: Any, trump: int | None, leader: int, played: Any = ()) -> dict[int, int]:
+    """DDS's value of every legal card of the seat to play in a bridge deal: ``hands`` the four
+    seats' card bitmasks (North 0 .. West 3, the cards of the current trick still in them),
+    ``trump`` a suit 0..3 or ``None``, ``leader`` the seat that led the trick, ``played`` its
+    cards so far in order. Values are the tricks the side to play takes from the current trick on.
+
+    Raises:
+        RuntimeError: endplay is not installed.
+    """
     if _dds_solve_board is None:
         raise RuntimeError("DDS needs endplay: pip install endplay")
     denoms = _DENOMS
-    hands = [h | sum(1 << c for s, c in game.trick if s == seat) for seat, h in enumerate(game.hands)]
     pbn = "N:" + " ".join(".".join("".join(_RANK_TEXT[r] for r in range(12, -1, -1) if hands[seat] >> (suit * 13 + r) & 1)
                                    for suit in (3, 2, 1, 0)) for seat in range(4))
     deal = _Deal(pbn)
-    deal.trump = _Denom.nt if game.ctx.trump is None else denoms[game.ctx.trump]
-    deal.first = [_Player.north, _Player.east, _Player.south, _Player.west][game.leader]
-    for _, c in game.trick:
+    deal.trump = _Denom.nt if trump is None else denoms[trump]
+    deal.first = [_Player.north, _Player.east, _Player.south, _Player.west][leader]
+    for c in played:
         deal.play(_Card(suit=denoms[c // 13], rank=_RANKS[c % 13]))
     return {denoms.index(card.suit) * 13 + _RANKS.index(card.rank): int(tricks) for card, tricks in _dds_solve_board(deal)}
 
