@@ -261,6 +261,61 @@ def test_pimc_with_a_learned_inference_policy_plays_a_decision():
     assert env.observe("player_0")["action_mask"][action] == 1 and pimc.last_ess is not None
 
 
+@pytest.mark.parametrize("game", ["classic_whist", "bid_whist", "romanian_whist"])
+def test_a_learned_agent_gives_its_softmax_policy(game):
+    pytest.importorskip("torch")
+    import torch
+
+    agent = make_agent("zoo", game)
+    env = whist_env.GAMES[game].raw_env(episode="hand")
+    env.reset(seed=3)
+    for _ in range(12):  # bids (a bid head's epsilon-greedy policy) and cards
+        name = env.agent_selection
+        observation = env.observe(name)
+        probs = agent.action_probabilities(observation, env.information_state(name))
+        mask = observation["action_mask"]
+        logits = agent.network.logits(torch.as_tensor(observation["observation"])[None], torch.as_tensor(mask)[None])[0]
+        expected = torch.softmax(logits.detach().double(), -1).numpy()
+        assert probs.dtype == np.float64 and probs.shape == mask.shape
+        assert probs.sum() == pytest.approx(1.0) and probs[mask == 0].sum() < 1e-12
+        assert probs == pytest.approx(expected, abs=1e-12)
+        assert int(np.argmax(probs)) == agent.act(observation)
+        env.step(agent.act(observation))
+
+
+def test_learned_inference_weighs_worlds_by_the_softmax_not_the_argmax():
+    pytest.importorskip("torch")
+    agent = make_agent("zoo", "classic_whist")
+    likely, unlikely = _table(LIKELY), _table(UNLIKELY)
+    weights = WorldWeights(agent, 0.1)
+    assert weights.probabilities is not None
+    expected = []
+    for world in (likely, unlikely):
+        replay = world.clone()
+        replay.game.rewind_hand()
+        total = 0.0
+        for seat, action in world.game.history():
+            if seat != 0:
+                name = replay.possible_agents[seat]
+                p = agent.action_probabilities(replay.observe(name), None)
+                total += math.log(max(p[action], 0.1 / (replay.observe(name)["action_mask"].sum() - 1)))
+            replay.game.apply(action)
+        expected.append(total)
+    assert weights.log_weights([likely, unlikely], 0).tolist() == pytest.approx(expected)
+    softened = WorldWeights(_ArgmaxOnly(agent), 0.1).log_weights([likely, unlikely], 0)
+    assert softened.tolist() != pytest.approx(expected)
+
+
+class _ArgmaxOnly:
+    """A learned agent's choices without its probabilities."""
+
+    def __init__(self, agent):
+        self.agent, self.name = agent, agent.name
+
+    def act(self, observation, info_state=None):
+        return self.agent.act(observation, info_state)
+
+
 #: The actions ``pimc:worlds=3,exact=4,rollouts=12`` (seed 5) chose for player_0 and player_2
 #: in the first hand of seed 10001 against the
 #: heuristic before the inference option existed: card play (solved and rolled out), the Bid

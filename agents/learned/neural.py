@@ -68,6 +68,18 @@ class NeuralAgent:
             raise ValueError(f"the network expects observations of {self.network.obs_size} and {self.network.num_actions} actions, "
                              f"the game gives {obs_size} and {num_actions}")
 
+    def _logits(self, observation: Mapping[str, np.ndarray]) -> torch.Tensor:
+        """The network's masked logits ``(1, A)`` for one observation dict, checked first."""
+        obs = np.asarray(observation["observation"], dtype=np.float32)
+        mask = np.asarray(observation["action_mask"])
+        if obs.shape != (self.network.obs_size,):
+            raise ValueError(f"observation has shape {obs.shape}, the network expects ({self.network.obs_size},)")
+        if mask.shape != (self.network.num_actions,):
+            raise ValueError(f"action_mask has shape {mask.shape}, the network expects ({self.network.num_actions},)")
+        if not mask.any():
+            raise ValueError("action_mask has no legal action")
+        return self.network.logits(torch.as_tensor(obs, device=self.device)[None], torch.as_tensor(mask, device=self.device)[None])
+
     @torch.no_grad()
     def act(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> int:
         """Action id for ``observation`` (``{"observation": float32 (D,), "action_mask": int8 (A,)}``).
@@ -78,17 +90,24 @@ class NeuralAgent:
             ValueError: the observation or mask has the wrong length for the network, or the mask
                 has no legal action.
         """
-        obs = np.asarray(observation["observation"], dtype=np.float32)
-        mask = np.asarray(observation["action_mask"])
-        if obs.shape != (self.network.obs_size,):
-            raise ValueError(f"observation has shape {obs.shape}, the network expects ({self.network.obs_size},)")
-        if mask.shape != (self.network.num_actions,):
-            raise ValueError(f"action_mask has shape {mask.shape}, the network expects ({self.network.num_actions},)")
-        if not mask.any():
-            raise ValueError("action_mask has no legal action")
-        logits = self.network.logits(torch.as_tensor(obs, device=self.device)[None], torch.as_tensor(mask, device=self.device)[None])
+        logits = self._logits(observation)
         action = greedy_actions(logits) if self.greedy else sample_actions(logits, self._generator)
         return int(action.item())
+
+    @torch.no_grad()
+    def action_probabilities(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> np.ndarray:
+        """The network's policy at ``observation``: float64 ``(A,)``, the softmax of the masked
+        logits (0 for illegal actions, summing to 1), whether the agent plays greedily or not.
+
+        Search weighs its worlds by these (:class:`agents.search.inference.WorldWeights`:
+        ``pimc:inference=zoo:GAME``). A bidding decision of a network with a bid head is its
+        ε-greedy policy on the bid values. ``info_state`` is ignored.
+
+        Raises:
+            ValueError: as :meth:`act`.
+        """
+        logits = self._logits(observation)
+        return torch.softmax(logits[0].double(), -1).cpu().numpy()
 
     @classmethod
     def from_checkpoint(cls, path: str | os.PathLike, game: str | None = None, greedy: bool = True, device: str | torch.device = "cpu",
