@@ -323,6 +323,13 @@ def game_page(game: str) -> str:
     ]
     lines += layout_table(raw_env.observation_layout()) + [""]
     lines += [
+        f"With `observation=\"history\"` two blocks follow: `history` ({raw_env.game.max_hand_actions()} rows × 4: "
+        "the relative actor, the action id, the trick and the position in it; `max_hand_actions()` rows "
+        f"with {with_options}) and `history_mask`, the hand's actions in order "
+        "([the environment contract](../contract.md), `whist_env/envs/encoding.py`).",
+        "",
+    ]
+    lines += [
         "## Global state layout",
         "",
         f"`raw_env().state_layout()` with {with_options}: the slices of `state()`, for centralised critics "

@@ -36,6 +36,14 @@ Layout (``ObservationEncoder.layout``, name -> slice of the float32 vector):
 * the variant's ``EXTRA_FEATURES`` (name, size), in order (e.g. Minnesota's High/Low contract),
   bounded by the rules' ``extra_feature_bounds()`` (all in [0, 1] but Romanian Whist's
   ``tricks_needed``, in [-1, 1]).
+* with the rule option ``observation="history"`` only (default ``"vector"``: absent):
+  ``history`` (L×4) and ``history_mask`` (L), the hand's actions in order as the observer saw
+  them (``public_history``), L = the rules' ``max_hand_actions()``. Row k of ``history`` is
+  the hand's k-th action: the actor's relative seat (0..N-1), the action id (0..A-1; A for
+  another player's face-down choice: a Bid Whist discard, a Minnesota bid card), the trick it
+  was played to (0-based; -1 for an action that is not a card played to a trick: bids,
+  discards, declarations) and its position in that trick (0 = the lead; -1 likewise). Rows
+  past the actions so far are 0, as is their ``history_mask`` entry (1 for an action).
 
 Every entry is finite and lies in :meth:`ObservationEncoder.bounds`, the observation space's box.
 C = card actions of the game (52 or 54), N = players, S = sides, P = phases.
@@ -89,6 +97,11 @@ class ObservationEncoder:
         sizes += [("voids", 4 * n), ("led_suit", 5), ("unseen", c)]
         sizes += list(game.EXTRA_FEATURES)
         self.extra_start = sum(size for _, size in sizes) - sum(size for _, size in game.EXTRA_FEATURES)
+        self.extra_end = sum(size for _, size in sizes)
+        #: L, the rows of the ``history`` block (0 without ``observation="history"``)
+        self.history_length = game.max_hand_actions() if game.options.observation == "history" else 0
+        if self.history_length:
+            sizes += [("history", 4 * self.history_length), ("history_mask", self.history_length)]
         self.layout: dict[str, slice] = {}
         start = 0
         for name, size in sizes:
@@ -178,8 +191,28 @@ class ObservationEncoder:
                 rest[v0 + 4 * r : v0 + 4 * r + 4] = _SUIT_ROWS[shown[p]]
         out[nb : self._unseen.start] = rest
         if g.EXTRA_FEATURES:
-            out[self.extra_start :] = g.extra_features(seat)
+            out[self.extra_start : self.extra_end] = g.extra_features(seat)
+        if self.history_length:
+            self._encode_history(seat, out[self.extra_end :])
         return out
+
+    def _encode_history(self, seat: int, out: np.ndarray) -> None:
+        """Write the ``history`` and ``history_mask`` blocks of ``seat`` into ``out`` (float32
+        ``(5 L,)``, zeros): :meth:`~whist_env.rules.base.TrickTakingGame.public_history`'s
+        actions in order. A hand's card plays are its last actions and fill its tricks in turn,
+        so the k-th card played is card ``k mod N`` of trick ``k div N``."""
+        g = self.game
+        n, length = self._n, self.history_length
+        history = g.public_history(seat)
+        first_play = len(history) - sum(m.bit_count() for m in g.played)
+        out[:] = 0.0
+        rows = out[: 4 * length].reshape(length, 4)
+        hidden = g.num_actions
+        for k, (actor, action) in enumerate(history):
+            play = k - first_play
+            rows[k] = ((actor - seat) % n, hidden if action is None else action,
+                       play // n if play >= 0 else -1, play % n if play >= 0 else -1)
+        out[4 * length : 4 * length + len(history)] = 1.0
 
     def encode_state(self, seat: int) -> np.ndarray:
         """The global state from ``seat``'s point of view: float32 array of shape
@@ -207,5 +240,9 @@ class ObservationEncoder:
         high[lay["games_won"]] = g.games_to_win()
         high[lay["hand_in_game"]] = g.options.max_hands / 16.0
         extra_low, extra_high = g.extra_feature_bounds()
-        low[self.extra_start :], high[self.extra_start :] = extra_low, extra_high
+        low[self.extra_start : self.extra_end], high[self.extra_start : self.extra_end] = extra_low, extra_high
+        if self.history_length:
+            rows_low, rows_high = low[lay["history"]].reshape(-1, 4), high[lay["history"]].reshape(-1, 4)
+            rows_low[:] = (0, 0, -1, -1)
+            rows_high[:] = (g.num_players - 1, g.num_actions, g.tricks_per_hand() - 1, g.num_players - 1)
         return low, high

@@ -615,6 +615,18 @@ class TrickTakingGame:
         the variant plays more (German Whist: 13 stock tricks, then 13 scoring tricks)."""
         return self.HAND_SIZE
 
+    def max_hand_actions(self) -> int:
+        """The most actions one hand's :meth:`history` can hold: every card of its tricks
+        (:meth:`tricks_per_hand` × players) and the actions before its card play
+        (:meth:`pre_play_actions`). The length of the observation's ``history`` rows
+        (``observation="history"``, ``whist_env.envs.encoding``)."""
+        return self.tricks_per_hand() * self.num_players + self.pre_play_actions()
+
+    def pre_play_actions(self) -> int:
+        """The most actions of one hand before its first card is played (bids, bid cards,
+        discards, declarations): none here; a variant with a bidding phase says how many."""
+        return 0
+
     def score_scale(self) -> float:
         """Divisor of the score features of the observation, in points: the target score where
         the game has one, else 10."""

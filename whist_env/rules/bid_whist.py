@@ -230,6 +230,11 @@ class BidWhist(TrickTakingGame):
         return {"kitty": mask_to_str(self.kitty_cards)} if self.options.kitty else {}
 
     # ------------------------------------------------------------------ auction, discard, declare
+    def pre_play_actions(self) -> int:
+        """One call per player, the declarer's discards when there is a kitty, and the
+        declaration (RULES.md §6.5, §6.6)."""
+        return self.num_players + (KITTY_SIZE if self.options.kitty else 0) + 1
+
     def _legal_phase_actions(self) -> int:
         seat = self.current_player
         o = self.options

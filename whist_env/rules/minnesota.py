@@ -77,6 +77,10 @@ class MinnesotaWhist(TrickTakingGame):
         """Side of the Grand player in a High hand, else ``None``."""
         return None if self.grand_player is None else self.side_of(self.grand_player)
 
+    def pre_play_actions(self) -> int:
+        """One bid card per player (RULES.md §3.3)."""
+        return self.num_players
+
     def _legal_phase_actions(self) -> int:
         return self.hands[self.current_player]  # any card of one's own hand may be the bid card
 

@@ -30,6 +30,7 @@ def one_of(*values: Any) -> Check:
         if not isinstance(v, str) and str(v) in values:  # 52 for "52": a number where the text is meant
             return f"one of {list(values)} (the text {str(v)!r}, not the number {v!r}: quote it)"
         return f"one of {list(values)}"
+    check.values = values  # what it allows, for tools that enumerate options
     return check
 
 
@@ -43,6 +44,7 @@ def int_at_least(low: int, *, optional: bool = False, odd: bool = False) -> Chec
             return None
         text = f"{'an odd' if odd else 'an'} int >= {low}"
         return text + (" or None" if optional else "")
+    check.low, check.optional, check.odd = low, optional, odd  # what it allows, for tools that enumerate options
     return check
 
 
@@ -57,6 +59,7 @@ def seat_or_none(num_seats: int) -> Check:
         if v is None or (isinstance(v, int) and not isinstance(v, bool) and 0 <= v < num_seats):
             return None
         return f"None or a seat 0..{num_seats - 1}"
+    check.num_seats = num_seats  # what it allows, for tools that enumerate options
     return check
 
 
@@ -67,6 +70,8 @@ class CommonOptions:
     reward: str = option("score_diff", one_of("score_diff", "score", "win_loss"), "what an agent is paid")
     episode: str = option("game", one_of("game", "hand"), "what one episode is")
     max_hands: int = option(200, int_at_least(1), "truncation guard: hands per episode")
+    observation: str = option("vector", one_of("vector", "history"),
+                              "the observation: the feature vector, or the vector and the hand's actions in order")
 
 
 def option_names(cls: type) -> list[str]:

@@ -119,6 +119,10 @@ class RomanianWhist(TrickTakingGame):
     def deck_mask(self) -> int:
         return self._deck_mask
 
+    def pre_play_actions(self) -> int:
+        """One bid per player (RULES.md §5.5)."""
+        return self.num_players
+
     @property
     def first_player(self) -> int:
         """The first player ``f`` of this deal: bids first and leads (RULES.md §5.4)."""

@@ -250,6 +250,9 @@ class VectorWhistEnv:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         if not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and 0 <= seed < 2**63):
             raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
+        if getattr(getattr(self, "options", None), "observation", "vector") != "vector":
+            raise ValueError(f"{self.NAME}: the batched engine does not encode observation='history' (the hand's actions in "
+                             "order); the AEC env (raw_env) does")
         self.num_envs = num_envs
         self.device = torch.device(device)
         if self.device.type == "cuda" and not torch.cuda.is_available():
