@@ -250,9 +250,6 @@ class VectorWhistEnv:
             raise ValueError(f"num_envs must be an int >= 1, got {num_envs!r}")
         if not (isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and 0 <= seed < 2**63):
             raise ValueError(f"seed must be an int in [0, 2**63), got {seed!r}")
-        if getattr(getattr(self, "options", None), "observation", "vector") != "vector":
-            raise ValueError(f"{self.NAME}: the batched engine does not encode observation='history' (the hand's actions in "
-                             "order); the AEC env (raw_env) does")
         self.num_envs = num_envs
         self.device = torch.device(device)
         if self.device.type == "cuda" and not torch.cuda.is_available():
@@ -307,6 +304,15 @@ class VectorWhistEnv:
         self._mask: torch.Tensor | None = None
         self._started = False
         self._unpacker = ChunkTable(13, dev)  # 13 bits: a suit of the 52-card deck
+        #: L, the rows of the observation's ``history`` block (rule option ``observation="history"``;
+        #: 0 without it, and then the engine holds no history tensors)
+        self.history_length = self.rules.max_hand_actions() if getattr(self.options, "observation", "vector") == "history" else 0
+        if self.history_length:
+            #: per game, the hand's actions so far: who acted, what, and whether face down
+            self.history_seat = zeros(b, self.history_length)
+            self.history_action = zeros(b, self.history_length)
+            self.history_hidden = zeros(b, self.history_length, dtype=torch.bool)
+            self.history_count = zeros(b)
 
     # ------------------------------------------------------------------ hooks for variants
     tables: TrickTables
@@ -378,11 +384,65 @@ class VectorWhistEnv:
             ValueError: ``out`` is not such a tensor."""
         self._require_reset("observe")
         self._check_out(out)
-        return self._observe(out)
+        return self._full_observation(out)
+
+    def _full_observation(self, out: torch.Tensor | None) -> torch.Tensor:
+        """The observation of the player to act (checked ``out`` or a new tensor): the variant's
+        vector (:meth:`_observe`), then the history blocks where the options ask for them."""
+        if not self.history_length:
+            return self._observe(out)
+        vector, history = self._observe(None), self._history_features(self.current_player)
+        if out is None:
+            return torch.cat([vector, history], dim=1)
+        out[:, : self.vector_size] = vector
+        out[:, self.vector_size :] = history
+        return out
+
+    @property
+    def vector_size(self) -> int:
+        """The observation's entries before the history blocks: all of them without
+        ``observation="history"``; the size of what :meth:`_observe` writes."""
+        return self.observation_size - 5 * self.history_length
 
     def _observe(self, out: torch.Tensor | None) -> torch.Tensor:
-        """The variant's observation of the player to act, into ``out`` (checked) or a new tensor."""
+        """The variant's observation vector of the player to act (``float32 [B, vector_size]``),
+        into ``out`` (checked) or a new tensor."""
         raise NotImplementedError
+
+    def _hidden_choice(self) -> torch.Tensor | None:
+        """``bool [B]``: the games whose player to act chooses face down (the rules'
+        ``HIDDEN_ACTION_PHASES``: a Bid Whist discard, a Minnesota bid card); ``None``: none
+        in this game (the default)."""
+        return None
+
+    def _record_actions(self, actions: torch.Tensor) -> None:
+        """Append ``actions`` (legal, ``int64 [B]``) of the players to act to each game's history."""
+        at = self.history_count[:, None]
+        self.history_seat.scatter_(1, at, self.current_player[:, None])
+        self.history_action.scatter_(1, at, actions[:, None])
+        hidden = self._hidden_choice()
+        self.history_hidden.scatter_(1, at, torch.zeros_like(at, dtype=torch.bool) if hidden is None else hidden[:, None])
+        self.history_count += 1
+
+    def _history_features(self, seat: torch.Tensor) -> torch.Tensor:
+        """The ``history`` and ``history_mask`` blocks of ``seat`` (``int64 [B]``) in every game:
+        ``float32 [B, 5 L]``, equal to the reference encoder's (whist_env/envs/encoding.py): a
+        hand's card plays are its last actions and fill its tricks in turn."""
+        n, length = self.NUM_PLAYERS, self.history_length
+        k = torch.arange(length, device=self.device)[None, :]
+        count = self.history_count[:, None]
+        valid = k < count
+        plays = unpack_bits(self.played, self.NUM_CARD_ACTIONS).sum((1, 2))
+        play = k - (count - plays[:, None])
+        is_play = play >= 0
+        own = self.history_seat == seat[:, None]
+        rows = torch.stack([
+            (self.history_seat - seat[:, None]) % n,
+            torch.where(self.history_hidden & ~own, self.rules.num_actions, self.history_action),
+            torch.where(is_play, torch.div(play, n, rounding_mode="floor"), -1),
+            torch.where(is_play, play % n, -1),
+        ], dim=2) * valid[:, :, None]
+        return torch.cat([rows.reshape(self.num_envs, 4 * length), valid], dim=1).to(torch.float32)
 
     def _check_out(self, out: torch.Tensor | None) -> None:
         """Refuse an ``out`` buffer that is not a contiguous ``float32 [B, D]`` tensor on the
@@ -581,6 +641,8 @@ class VectorWhistEnv:
         if not bool(ok.all()):
             self._raise_illegal(actions, mask, ok)
         rewards = torch.zeros((self.num_envs, self.NUM_PLAYERS), dtype=torch.float32, device=self.device)
+        if self.history_length:
+            self._record_actions(actions)
         hand_over = self._apply(actions)
         self._mask = None
         self.winners.zero_()
@@ -768,6 +830,8 @@ class VectorWhistEnv:
         self.tricks_won[games] = 0
         self.shown_out[games] = 0
         self.pending_revokes[games] = 0
+        if self.history_length:
+            self.history_count[games] = 0
         self._mask = None
 
     # ------------------------------------------------------------------ end of a hand (RULES.md §1.9)
@@ -905,14 +969,14 @@ class VectorWhistEnv:
         self.observation_size = encoder.size
         lay, dev = self.layout, self.device
         cards_end, unseen = lay["leader"].start, lay["unseen"].start
-        if self.rules.NUM_CARD_ACTIONS != NUM_CARD_BITS or cards_end % NUM_CARD_BITS or encoder.size - unseen > 63:
+        if self.rules.NUM_CARD_ACTIONS != NUM_CARD_BITS or cards_end % NUM_CARD_BITS or encoder.extra_end - unseen > 63:
             raise NotImplementedError(f"{type(self).__name__}: the observation layout does not fit the block plan")
         self._extra_shift = encoder.extra_start - unseen
         gap = unseen - cards_end  # the features between the card blocks and the unseen block: zero blocks of 13..64 bits
         pieces = -(-gap // 64)
         zeros = [gap // pieces + (k < gap % pieces) for k in range(pieces)]
         self._zero_blocks = torch.zeros((self.num_envs, pieces), dtype=torch.int64, device=dev)
-        self._obs_unpacker = BlockUnpacker([NUM_CARD_BITS] * (cards_end // NUM_CARD_BITS) + zeros + [encoder.size - unseen],
+        self._obs_unpacker = BlockUnpacker([NUM_CARD_BITS] * (cards_end // NUM_CARD_BITS) + zeros + [encoder.extra_end - unseen],
                                            self.num_envs, self._unpacker)
         numeric = ("tricks_won", "tricks_by_side", "scores", "games_won", "hand_in_game", "trick_number")
         if any(lay[a].stop != lay[z].start for a, z in zip(numeric, numeric[1:])):
@@ -1032,7 +1096,7 @@ class VectorWhistEnv:
 
     # ------------------------------------------------------------------ outputs and errors
     def _outputs(self, out: torch.Tensor | None = None) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-        return self._observe(out), self.action_mask(), self.current_player.clone()
+        return self._full_observation(out), self.action_mask(), self.current_player.clone()
 
     def _raise_illegal(self, actions: torch.Tensor, mask: torch.Tensor, ok: torch.Tensor) -> None:
         game = int((~ok).nonzero()[0, 0])

@@ -149,13 +149,13 @@ class VectorBidWhist(VectorWhistEnv):
         # unseen cards, the extra features (one-hots) in blocks of 54 bits.
         lay = self.layout
         cards_end = lay["leader"].start
-        extras = self.observation_size - lay["unseen"].stop
+        extras = self.vector_size - lay["unseen"].stop
         self._extra_blocks = -(-extras // NUM_CARDS_WITH_JOKERS)
         rest = [lay["unseen"].start - cards_end, NUM_CARDS_WITH_JOKERS]
         rest += [min(NUM_CARDS_WITH_JOKERS, extras - k * NUM_CARDS_WITH_JOKERS) for k in range(self._extra_blocks)]
         self._blocks = BlockUnpacker([NUM_CARDS_WITH_JOKERS] * (cards_end // NUM_CARDS_WITH_JOKERS) + rest, b, self._unpacker)
         # observation entry -> (bit block after the card blocks, bit): 0 the features, 1 unseen, 2.. extras
-        offset = torch.arange(self.observation_size, device=dev)
+        offset = torch.arange(self.vector_size, device=dev)
         extra = (offset - lay["unseen"].stop).clamp(min=0)
         self._block_of = torch.where(offset < lay["unseen"].start, 0, 2 + torch.div(extra, NUM_CARDS_WITH_JOKERS, rounding_mode="floor"))
         self._bit_of = torch.where(offset < lay["unseen"].start, offset - cards_end, extra % NUM_CARDS_WITH_JOKERS)
@@ -223,6 +223,10 @@ class VectorBidWhist(VectorWhistEnv):
         return {"kitty": mask_to_str(int(self.kitty[game]))} if self.options.kitty else {}
 
     # ------------------------------------------------------------------ legality and actions
+    def _hidden_choice(self) -> torch.Tensor:
+        """The declarer's discards are face down (RULES.md §6.6)."""
+        return self.phase == self._phases[DISCARD]
+
     def _legal_mask(self) -> torch.Tensor:
         """``bool [B, 82]``: cards to play (§6.7) or to discard (§6.6), the calls of the auction
         (§6.5), the declarations (§6.6)."""

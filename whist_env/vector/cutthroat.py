@@ -77,7 +77,7 @@ class VectorCutthroatWhist(VectorWhistEnv):
         unseen block) for a :class:`BlockUnpacker`, and where the other features go."""
         lay, n, c = self.layout, self.NUM_PLAYERS, self.NUM_CARD_ACTIONS
         features = slice(lay["trick"].stop, lay["unseen"].start)
-        if lay["unseen"].stop != self.observation_size or lay["hand"].start != 0 or features.stop - features.start >= 64:
+        if lay["unseen"].stop != self.vector_size or lay["hand"].start != 0 or features.stop - features.start >= 64:
             raise AssertionError("the Cutthroat observation layout no longer ends with the unseen block after the card blocks and < 64 features")
         widths = [c] * (1 + 2 * n) + [features.stop - features.start, c]
         self._unpacker_54 = BlockUnpacker(widths, self.num_envs, self._unpacker)

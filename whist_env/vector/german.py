@@ -112,8 +112,8 @@ class VectorGermanWhist(VectorWhistEnv):
         a divisor: their columns and divisors.
         """
         lay, dev = self.layout, self.device
-        size = self.observation_size
-        names = list(lay)
+        size = self.vector_size
+        names = [name for name in lay if lay[name].start < size]
         one_hots = ("leader", "current_player", "dealer", "trump", "phase", "led_suit")
         numbers = ["tricks_won", "tricks_by_side", "scores", "games_won", "hand_in_game", "trick_number"]
         fits = (
@@ -292,9 +292,9 @@ class VectorGermanWhist(VectorWhistEnv):
         )
         words = torch.zeros((b, self._words), dtype=torch.int64, device=self.device)
         words.scatter_add_(1, self._bit_words.expand(b, -1), bits)  # the bits are disjoint: the sum is the union
-        as_bytes = words.view(torch.uint8)[:, : self.observation_size // 8].to(torch.int32).view(-1)
+        as_bytes = words.view(torch.uint8)[:, : self.vector_size // 8].to(torch.int32).view(-1)
         if out is None:
-            out = torch.empty((b, self.observation_size), dtype=torch.float32, device=self.device)
+            out = torch.empty((b, self.vector_size), dtype=torch.float32, device=self.device)
         torch.index_select(self._byte_floats, 0, as_bytes, out=out.view(-1, 8))
 
         # the other features, as the reference computes them: integers over a divisor in float64,

@@ -80,7 +80,7 @@ class VectorMinnesotaWhist(VectorWhistEnv):
         self._no_trump = torch.full((num_envs,), -1, dtype=torch.int64, device=dev)
         lay = self.layout
         extra = self.rules.EXTRA_FEATURES
-        if [name for name, _ in extra] != ["contract", "grand_side"] or lay["grand_side"].stop != self.observation_size:
+        if [name for name, _ in extra] != ["contract", "grand_side"] or lay["grand_side"].stop != self.vector_size:
             raise AssertionError("the Minnesota extra features are no longer contract, grand_side at the end")
         self._grand_bit = lay["grand_side"].start - lay["contract"].start
 
@@ -106,6 +106,10 @@ class VectorMinnesotaWhist(VectorWhistEnv):
     # ------------------------------------------------------------------ decisions
     # the legal actions are the base class's: before the first lead (the bid-card phase) the
     # whole hand, any card of which may be the bid card (§3.3)
+
+    def _hidden_choice(self) -> torch.Tensor:
+        """A bid card is chosen face down (RULES.md §3.3)."""
+        return self.phase == self._bid_phase
 
     def _apply(self, actions: torch.Tensor) -> torch.Tensor:
         """Play the cards of the games in the play phase; record the bid cards of the others and,

@@ -148,7 +148,7 @@ class VectorRomanianWhist(VectorWhistEnv):
             return [width // count + (i < width % count) for i in range(count)]
 
         features = pieces(lay["unseen"].start - lay["leader"].start)
-        extras = pieces(self.observation_size - lay["unseen"].stop)
+        extras = pieces(self.vector_size - lay["unseen"].stop)
         num_cards = lay["leader"].start // 52
         self._block_unpacker = BlockUnpacker([52] * num_cards + features + [52] + extras, self.num_envs, self._unpacker)
         self._zeros_before = torch.zeros((self.num_envs, len(features)), dtype=torch.int64, device=self.device)
