@@ -3,9 +3,12 @@
 Trains actors from scratch on a teacher dataset (``whist teach``) for the same epochs and prints
 their agreement with the teacher on held-out shards (decisions with more than one legal action),
 one row per architecture and training-set size: the flat MLP (one logit per action) against the
-card-centric actor (``train.actor: cards``). Every actor sees the same minibatch order.
+card-centric actor (``train.actor: cards``), and on a dataset made with ``--option observation=history``
+the card-centric actor that also reads the hand's actions in order through a GRU
+(``cards_history``: ``train.history_width``). Every actor sees the same minibatch order.
 
     python benchmarks/imitation_fidelity.py runs/data/classic_heuristic --decisions 200000 600000 --epochs 6
+    python benchmarks/imitation_fidelity.py runs/data/classic_history --actors cards cards_history --epochs 6
 
 Prints decisions/s of training too. One torch thread (``--threads``).
 """
@@ -29,7 +32,8 @@ def main() -> None:
     parser.add_argument("dataset", help="a teacher dataset folder (whist teach)")
     parser.add_argument("--decisions", type=int, nargs="+", default=[200_000], help="training-set sizes (first shards)")
     parser.add_argument("--epochs", type=int, default=4)
-    parser.add_argument("--actors", nargs="+", default=["mlp", "cards"], choices=["mlp", "cards"])
+    parser.add_argument("--actors", nargs="+", default=["mlp", "cards"], choices=["mlp", "cards", "cards_history"])
+    parser.add_argument("--history-width", type=int, default=64, help="GRU width of cards_history (default 64)")
     parser.add_argument("--holdout", type=int, default=2, help="held-out shards (the last ones)")
     parser.add_argument("--lr", type=float, default=2e-3)
     parser.add_argument("--minibatch", type=int, default=1024)
@@ -44,7 +48,7 @@ def main() -> None:
     train, held = training_shards(manifest, args.holdout)
     held_samples = samples_of(args.dataset, held, False, 1.0, 1.0)
     print(f"{manifest['game']}: teacher {manifest['teacher']}, {len(held_samples):,} held-out decisions")
-    print(f"{'actor':6} {'decisions':>10} {'epochs':>6} {'agreement':>9} {'train dec/s':>11}")
+    print(f"{'actor':13} {'decisions':>10} {'epochs':>6} {'agreement':>9} {'train dec/s':>11}")
     for size in args.decisions:
         chosen, total = [], 0
         for shard in train:
@@ -55,7 +59,8 @@ def main() -> None:
         samples = samples_of(args.dataset, chosen, False, 1.0, 1.0)
         for actor in args.actors:
             torch.manual_seed(args.seed)
-            arch = architecture(actor, env.observation_layout(), len(env.possible_agents))
+            history = args.history_width if actor == "cards_history" else 0
+            arch = architecture(actor.removesuffix("_history"), env.observation_layout(), len(env.possible_agents), history_width=history)
             net = ActorCritic(manifest["obs_size"], manifest["num_actions"], [256, 256], architecture=arch)
             optimizer = torch.optim.Adam(net.parameters(), lr=args.lr, eps=1e-5)
             generator = torch.Generator().manual_seed(args.seed)
@@ -63,7 +68,7 @@ def main() -> None:
             fit_samples(net, optimizer, samples, args.epochs, args.minibatch, generator, lr_start=args.lr, lr_end=0.0)
             rate = args.epochs * len(samples) / (time.perf_counter() - t0)
             hits, count = agreement(net, held_samples)
-            print(f"{actor:6} {len(samples):>10,} {args.epochs:>6} {hits / count:>9.2%} {rate:>11,.0f}", flush=True)
+            print(f"{actor:13} {len(samples):>10,} {args.epochs:>6} {hits / count:>9.2%} {rate:>11,.0f}", flush=True)
 
 
 if __name__ == "__main__":

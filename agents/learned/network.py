@@ -17,6 +17,7 @@ import torch
 from torch import nn
 
 from agents.learned.card_features import CardFeatures
+from agents.learned.history_encoder import HistoryEncoder
 
 #: State-dict entries of the actor (what plays): its MLP, the bid head, the suit tables.
 _ACTOR_KEYS = ("actor.", "bid.", "bid_scores", "suit_observation", "suit_action", "suit_trump_at")
@@ -57,19 +58,27 @@ class CardActor(nn.Module):
     al. 2021, scores each action from its own encoding). Actions after the cards (bids, pass,
     trump calls) get a linear logit off the trunk.
 
+    With ``history`` (an observation made with ``observation="history"``) the trunk reads the
+    observation before its history blocks and the :class:`HistoryEncoder`'s summary of the
+    hand's actions in order; without it, an observation's history blocks are not read.
+
     Args:
         obs_size: D. num_actions: A (the first C of them are the cards).
         hidden_sizes: the trunk's widths.
         features: the per-card features of the game's observation.
         card_width: E, width of the card head.
+        vector_size: the observation's entries before its history blocks (D without them).
+        history: the encoder of the history rows, or ``None``.
     """
 
     def __init__(self, obs_size: int, num_actions: int, hidden_sizes: Sequence[int], features: CardFeatures,
-                 card_width: int = 128) -> None:
+                 card_width: int = 128, vector_size: int | None = None, history: HistoryEncoder | None = None) -> None:
         super().__init__()
         self.features = features
         self.num_cards = features.num_cards
-        sizes = [obs_size, *hidden_sizes]
+        self.vector_size = obs_size if vector_size is None else int(vector_size)
+        self.history = history
+        sizes = [self.vector_size + (history.width if history is not None else 0), *hidden_sizes]
         layers: list[nn.Module] = []
         for a, b in zip(sizes[:-1], sizes[1:]):
             layers += [_layer(a, b, float(np.sqrt(2.0))), nn.ReLU()]
@@ -83,7 +92,8 @@ class CardActor(nn.Module):
 
     def forward(self, obs: torch.Tensor) -> torch.Tensor:
         """Raw logits float32 ``(B, A)`` of observations float32 ``(B, D)``."""
-        h = self.trunk(obs)
+        vector = obs[:, : self.vector_size]
+        h = self.trunk(vector if self.history is None else torch.cat([vector, self.history(obs)], 1))
         z = self.context(h)[:, None, :] + self.card_in(self.features(obs)) + self.card_embedding
         cards = self.card_head(z).squeeze(-1)
         return torch.cat([cards, self.other(h)[:, self.num_cards :]], 1)
@@ -162,9 +172,16 @@ class PolicyNet(nn.Module):
         self.bid_outcomes = outcomes
         if self.architecture["actor"] == "cards":
             layout = {name: slice(int(a), int(b)) for name, (a, b) in self.architecture["layout"].items()}
-            features = CardFeatures(layout, int(self.architecture["num_players"]))
+            players = int(self.architecture["num_players"])
+            features = CardFeatures(layout, players)
+            width = int(self.architecture.get("history_width", 0))
+            history = HistoryEncoder(layout, players, self.num_actions, width) if width else None
+            if history is not None and suit_tables is not None:
+                raise ValueError("canonical suits cannot relabel the action ids of the history rows: train a history actor "
+                                 "without canonical_suits")
+            vector_size = layout["history"].start if "history" in layout else self.obs_size
             self.actor: nn.Module = CardActor(self.obs_size, self.num_actions, self.hidden_sizes, features,
-                                              int(self.architecture["card_width"]))
+                                              int(self.architecture["card_width"]), vector_size, history)
         else:
             self.actor = _mlp([self.obs_size, *self.hidden_sizes], self.num_actions, 0.01)
         self.bid = _mlp([self.obs_size, *self.hidden_sizes], outcomes or self.num_actions, 0.01) if self.bid_features else None
@@ -342,7 +359,7 @@ class ActorCritic(PolicyNet):
 
 
 def architecture(actor: str, layout: Mapping[str, slice] | None = None, num_players: int | None = None,
-                 card_width: int = 128) -> dict[str, Any]:
+                 card_width: int = 128, history_width: int = 0) -> dict[str, Any]:
     """The ``architecture`` entry of a network (:class:`PolicyNet`) as plain types.
 
     Args:
@@ -350,16 +367,24 @@ def architecture(actor: str, layout: Mapping[str, slice] | None = None, num_play
         layout, num_players: the environment's ``observation_layout()`` and player count (the
             ``"cards"`` actor derives its card features from them).
         card_width: width of the card head (``"cards"``).
+        history_width: H > 0: the ``"cards"`` actor reads the hand's actions in order through a
+            :class:`HistoryEncoder` of width H (the layout must have the history blocks of
+            ``observation="history"``); 0: it does not.
     Raises:
-        ValueError: an unknown actor, or ``"cards"`` without a layout and player count.
+        ValueError: an unknown actor, ``"cards"`` without a layout and player count, or a
+            history width with another actor or a layout without history blocks.
     """
+    if history_width and (actor != "cards" or layout is None or "history" not in layout):
+        raise ValueError("history_width needs the 'cards' actor and an observation with history blocks "
+                         "(the rule option observation='history')")
     if actor == "mlp":
         return {"actor": "mlp"}
     if actor == "cards":
         if layout is None or num_players is None:
             raise ValueError("the 'cards' actor needs the observation layout and the number of players")
         return _plain_architecture({"actor": "cards", "card_width": card_width, "num_players": num_players,
-                                    "layout": {name: [sl.start, sl.stop] for name, sl in layout.items()}})
+                                    "layout": {name: [sl.start, sl.stop] for name, sl in layout.items()},
+                                    "history_width": history_width})
     raise ValueError(f"unknown actor {actor!r}; expected one of {list(ACTORS)}")
 
 
@@ -390,7 +415,13 @@ def _plain_actor(arch: Mapping[str, Any]) -> dict[str, Any]:
     if width < 1 or players < 2:
         raise ValueError(f"the 'cards' actor needs card_width >= 1 and num_players >= 2, got {width} and {players}")
     layout = {str(name): [int(bounds[0]), int(bounds[1])] for name, bounds in dict(arch["layout"]).items()}
-    return {"actor": "cards", "card_width": width, "num_players": players, "layout": layout}
+    out = {"actor": "cards", "card_width": width, "num_players": players, "layout": layout}
+    history = int(arch.get("history_width", 0))
+    if history < 0 or (history and "history" not in layout):
+        raise ValueError(f"the 'cards' actor's history_width must be 0, or > 0 with history blocks in its layout, got {history}")
+    if history:  # absent, not 0, in the architectures of actors without it
+        out["history_width"] = history
+    return out
 
 
 def masked_log_probs(logits: torch.Tensor) -> torch.Tensor:

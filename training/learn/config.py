@@ -115,6 +115,9 @@ class PPOConfig(_Strict):
     actor: Literal["mlp", "cards"] = Field("mlp", description="the actor: one logit per action off an MLP, or card-centric "
                                                                  "(each card scored from its own features: agents.learned.network.CardActor)")
     card_width: int = Field(128, ge=1, description="width of the card-centric actor's card head")
+    history_width: int = Field(0, ge=0, description="H > 0: the card-centric actor also reads the hand's actions in order "
+                                                     "through a GRU of width H (needs the rule option observation: history "
+                                                     "and canonical_suits false); 0: it does not")
     reward_scale: float = Field(0.1, gt=0, description="rewards are multiplied by this before learning")
     pool_size: int = Field(5, ge=0, description="frozen past policies kept as opponents")
     snapshot_interval: int = Field(10, ge=1, description="updates between snapshots added to the pool")

@@ -241,7 +241,7 @@ class PPOTrainer:
         # the network, built before the opponents: both draw initial weights from torch's seeded global stream
         suit_tables = SuitSymmetry(probe).canonical_tables() if self.cfg.canonical_suits else None
         self.architecture = architecture(self.cfg.actor, probe.observation_layout(), len(probe.possible_agents),
-                                         self.cfg.card_width)
+                                         self.cfg.card_width, self.cfg.history_width)
         bid_scores = probe.game.bid_forecast_scores() if self.cfg.bid_forecast else None
         self.net = ActorCritic(self.obs_size, self.num_actions, self.cfg.hidden_sizes, self.critic_input_size,
                                self.bid_features, self.cfg.bid_prior, suit_tables, self.architecture, bid_scores).to(self.device)
