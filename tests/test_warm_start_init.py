@@ -62,6 +62,13 @@ def test_init_with_clone_false_keeps_the_actor_and_pretrains_the_critic(tmp_path
     assert not equal(critic(state), fresh_critic) and not equal(critic(state), critic(given))
     assert equal(actor(trainer.anchor.state_dict()), actor(given))  # the KL pulls toward the network handed in
     assert trainer.warm_decisions >= 60
+    # the lineage: the network started from is named, with its file's sha256, in every checkpoint
+    import hashlib
+
+    record = {"spec": f"checkpoint:{start}", "sha256": hashlib.sha256(Path(start).read_bytes()).hexdigest()}
+    assert trainer.init_record == record
+    assert load_checkpoint(cfg.run_dir() / "checkpoints" / "final.pt")["extra"]["init"] == record
+    assert load_checkpoint(start)["extra"]["init"] is None
 
 
 def test_init_with_cloning_starts_from_the_network_and_moves_it(tmp_path, start):

@@ -92,7 +92,7 @@ def test_the_default_export_goes_to_the_run_folder_and_leaves_the_shipped_zoo_al
     assert f"wrote {pt} (" in out and "old (shipped)" in out  # the shipped agent's table beside it, for reference
     manifest = json.loads(manifest.read_text())
     assert (manifest["commit"], manifest["export_commit"], manifest["dirty"]) == (TRAINED_AT, EXPORTED_AT, False)
-    assert manifest["env_id"] == "whist/classic_whist-v0" and manifest["steps"] == 128 and manifest["teacher"] is None
+    assert manifest["env_id"] == "whist/classic_whist-v0" and manifest["steps"] == 128 and manifest["teacher"] is None and manifest["init"] is None
 
 
 def test_a_run_from_uncommitted_code_is_refused_unless_allowed_and_the_manifest_says_so(shipped, tmp_path, capsys, monkeypatch):

@@ -261,6 +261,8 @@ class PPOTrainer:
         self.wall_seconds = 0.0  # training time so far, warm start included, over every resumed session
         self.cpu_seconds = 0.0  # CPU time of the training process so far (all its threads), over every resumed session
         self.commit = source_commit()  # of the code that began the run
+        #: the network the actor started from (warm_start.init): its spec and the sha256 of its file
+        self.init_record: dict[str, str] | None = None
         self.env_version = env_version(config.game)  # of the env that began the run
         self.backend = config.env.backend
         self.collector = self._make_collector(probe, options)
@@ -578,6 +580,9 @@ class PPOTrainer:
             raise ValueError(f"warm_start.init {spec}: {exc}") from None
         # the actor's entries; the critic's are not in it
         self.net.load_state_dict(self._frozen(ckpt["model"]).state_dict(), strict=False)
+        from training.evaluation.store import file_sha256
+
+        self.init_record = {"spec": spec, "sha256": file_sha256(path)}
 
     def _teacher_warm_start(self, ws: WarmStartConfig) -> WarmStartResult:
         """The teacher of ``ws.teacher`` plays; the network, the random streams and the progress are the trainer's."""
@@ -650,7 +655,7 @@ class PPOTrainer:
                    "anchor": None if self.anchor is None else self.anchor.state_dict(),
                    "wall_seconds": self.wall_seconds + self._session_seconds(), "commit": self.commit,
                    "cpu_seconds": self.cpu_seconds + self._session_cpu_seconds(), "warm_optimizer": self.warm_optimizer,
-                   "collector": self.collector.state_dict() if self._started else None},
+                   "collector": self.collector.state_dict() if self._started else None, "init": self.init_record},
         )
 
     def save(self, name: str = "latest.pt") -> Path | None:
@@ -686,6 +691,7 @@ class PPOTrainer:
         self.wall_seconds = float(extra.get("wall_seconds", 0.0))
         self.cpu_seconds = float(extra.get("cpu_seconds", 0.0))
         self.commit = extra.get("commit", self.commit)
+        self.init_record = extra.get("init")
         self.env_version = trained_env_version(ckpt)
         self.anchor = None if extra.get("anchor") is None else self._frozen(extra["anchor"])
         rng = ckpt.get("rng") or {}

@@ -7,7 +7,8 @@ It writes two files into ``RUN_DIR/zoo`` (or ``--out DIR``):
 * ``<game>.json``: the manifest: game and rule options, the env id it was trained on, the
   training config, seed, the commit that trained it and the one that exported it (``"dirty"``:
   either had uncommitted changes, exported with ``--allow-dirty``), the RL steps (``steps``,
-  after the warm start) and warm-start decisions, the teacher data (its manifest's sha256), wall time, and the
+  after the warm start) and warm-start decisions, the teacher data (its manifest's sha256), the network the
+  actor started from (``init``: ``warm_start.init``'s spec and its file's sha256, ``None`` for none), wall time, and the
   evaluation table: duplicate deals against ``random`` and ``heuristic`` on evaluation seeds
   that training never used, with 95% intervals (``training.evaluation.match``), and for Romanian
   and Bid Whist the bidding statistics of those matches (exact bids, contracts made:
@@ -243,6 +244,7 @@ def export_zoo_agent(run_dir: str | os.PathLike, out_dir: str | os.PathLike, dea
         "steps": int(ckpt.get("global_step", 0)),
         "warm_start_decisions": int(extra.get("warm_decisions", 0)),
         "teacher": teacher_record(config),
+        "init": extra.get("init"),
         "warm_start_seconds": extra.get("warm_seconds"),
         "forecast_calibration": extra.get("warm_forecast"),
         "wall_seconds": extra.get("wall_seconds"),
