@@ -8,7 +8,7 @@ masked distribution.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +93,27 @@ class NeuralAgent:
         logits = self._logits(observation)
         action = greedy_actions(logits) if self.greedy else sample_actions(logits, self._generator)
         return int(action.item())
+
+    @torch.no_grad()
+    def act_batch(self, observations: Sequence[Mapping[str, np.ndarray]]) -> list[int]:
+        """:meth:`act` of each observation dict, in one forward pass: a list of ``len(observations)``
+        action ids (greedy: the same as one by one; sampling draws from the generator in order).
+
+        Raises:
+            ValueError: as :meth:`act`, for any of them.
+        """
+        if not observations:
+            return []
+        obs = np.stack([np.asarray(o["observation"], dtype=np.float32) for o in observations])
+        mask = np.stack([np.asarray(o["action_mask"]) for o in observations])
+        if obs.shape[1:] != (self.network.obs_size,) or mask.shape[1:] != (self.network.num_actions,):
+            raise ValueError(f"observations of shape {obs.shape[1:]} and masks of {mask.shape[1:]}, the network expects "
+                             f"({self.network.obs_size},) and ({self.network.num_actions},)")
+        if not mask.any(axis=1).all():
+            raise ValueError("an action_mask has no legal action")
+        logits = self.network.logits(torch.as_tensor(obs, device=self.device), torch.as_tensor(mask, device=self.device))
+        actions = greedy_actions(logits) if self.greedy else sample_actions(logits, self._generator)
+        return [int(a) for a in actions.tolist()]
 
     @torch.no_grad()
     def action_probabilities(self, observation: Mapping[str, np.ndarray], info_state: Mapping[str, Any] | None = None) -> np.ndarray:

@@ -218,14 +218,16 @@ class PIMCAgent(SearchAgent):
         tricks_left = len(info["hand"]) + (1 if info["trick"] else 0)
         exact = search == "solve" and self._solves(env.game, env.possible_agents.index(agent), tricks_left)
         worlds = self.worlds if exact else self._rollout_worlds(len(legal))
-        rows = []
-        memo: dict[tuple, np.ndarray] = {}
-        for world in self._draw_worlds(env, agent, worlds):
-            key = (tuple(world.game.hands), tuple(world.game.hidden_card_sets()))
-            if key not in memo:
-                memo[key] = self._values(world, legal, exact)
-            rows.append(memo[key])
-        values = np.array(rows)
+        drawn = self._draw_worlds(env, agent, worlds)
+        keys = [(tuple(world.game.hands), tuple(world.game.hidden_card_sets())) for world in drawn]
+        distinct: dict[tuple, Any] = {}
+        for key, world in zip(keys, drawn):
+            distinct.setdefault(key, world)
+        if exact:
+            memo = {key: self._solved_values(world, legal) for key, world in distinct.items()}
+        else:  # every rollout of the decision at once (a policy network plays them in lockstep)
+            memo = dict(zip(distinct, self.rollout.values(list(distinct.values()), env.game.current_player, legal)))
+        values = np.array([memo[key] for key in keys])
         self._record_values(values.mean(axis=0), legal, observation, VALUES_TRICKS if exact else VALUES_POINTS)
         return self._best(values, legal, observation, info, 0.0 if exact else self.z)
 
@@ -299,15 +301,13 @@ class PIMCAgent(SearchAgent):
         ``solver_depth``."""
         return self.game_spec.solver_depth if self.exact is None else self.exact
 
-    def _values(self, world: Any, legal: np.ndarray, exact: bool) -> np.ndarray:
-        """Value of each legal action in ``world``: exact tricks or the rollouts' points."""
+    def _solved_values(self, world: Any, legal: np.ndarray) -> np.ndarray:
+        """Exact value of each legal action in ``world``: the double-dummy tricks of the side,
+        negated where it wants few."""
         game = world.game
-        seat = game.current_player
-        if exact:
-            objective = game.trick_objective(seat)
-            values = card_values(game, misere=objective < 0)
-            return np.array([objective * values[int(a)] for a in legal], dtype=float)
-        return np.array([self.rollout.value(world, seat, int(a)) for a in legal])
+        objective = game.trick_objective(game.current_player)
+        values = card_values(game, misere=objective < 0)
+        return np.array([objective * values[int(a)] for a in legal], dtype=float)
 
     def _exact_bid(self, env: Any, agent: str, legal: np.ndarray) -> int:
         """The bid of the most often seen trick count that is legal (module docstring)."""
