@@ -281,11 +281,12 @@ def configure_teach(parser: argparse.ArgumentParser) -> None:
               "  whist teach --game classic_whist --option honours=false --decisions 2000000 --workers 2 --out runs/data/classic\n"
               "  whist teach --game bid_whist --teacher pimc --decisions 20000 --shard-episodes 10 --out runs/data/bid_pimc\n"
               "  whist teach --game classic_whist --option honours=false --student zoo --label-share 0.5 --seed 1 \\\n"
-              "              --decisions 500000 --out runs/data/classic_dagger")
+              "              --decisions 500000 --out runs/data/classic_dagger\n"
+              "  whist teach --records runs/served --out runs/data/human   # the human players' decisions of recorded games")
     add_game_arguments(parser, "; one episode is one hand unless --option episode=game")
     parser.add_argument("--teacher", default="heuristic", metavar="SPEC", help=f"the teacher ({_agent_specs()}; default: %(default)s)")
-    parser.add_argument("--decisions", type=int, required=True, metavar="N",
-                        help="decisions to store (all seats); a run ends at the end of the episode in which it reaches N "
+    parser.add_argument("--decisions", type=int, default=None, metavar="N",
+                        help="decisions to store (all seats; required unless --records); a run ends at the end of the episode in which it reaches N "
                              "(episodes are stored whole: at most one episode more, as the last line says); the last shard "
                              "then holds fewer episodes, and a later run asking for more completes it")
     parser.add_argument("--out", required=True, metavar="DIR", help="the dataset folder (made, or resumed when it holds this dataset)")
@@ -306,6 +307,14 @@ def configure_teach(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--shard-episodes", type=int, default=100, metavar="E",
                         help="episodes per shard, the unit of resumption: a stopped run keeps its finished shards "
                              "(default: %(default)s; fewer for pimc)")
+    parser.add_argument("--records", default=None, metavar="DIR",
+                        help="instead of a teacher: the game records of DIR (*.jsonl: whist serve, whist play, whist eval "
+                             "--records), every decision stored, those of --records-players labelled with the action played "
+                             "(training/learn/records_dataset.py); --game, --option, --teacher, --student and --decisions "
+                             "come from the records or do not apply")
+    parser.add_argument("--records-players", nargs="+", default=["human"], metavar="LABEL",
+                        help="with --records: the players (the records' player labels) whose decisions are labelled "
+                             "(default: human)")
     _workers_and_ray(parser, "episodes")
     parser.add_argument("--quiet", "--no-progress", dest="quiet", action="store_true", help="no progress bar")
 

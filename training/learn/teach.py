@@ -182,12 +182,10 @@ class ShardPlayer:
         valued = teacher if isinstance(teacher, ActionValues) else None  # asked once: a protocol check is slow
         spec = self.spec
         first = first_deal_seed(spec.seed, shard, spec.episodes_per_shard)
-        rows: dict[str, list] = {key: [] for key in ("observation", "action_mask", "state", "action", "label", "values",
-                                                      "values_kind", "double_dummy", "reward", "seat", "episode", "tricks")}
-        num_actions = env.action_space(env.possible_agents[0]).n
-        nan_row = np.full(num_actions, np.nan, dtype=np.float32)
+        rows = DecisionRows(env.action_space(env.possible_agents[0]).n, spec.double_dummy)
+        nan_row = rows.nan_row
         for j in range(start, stop):
-            if limit is not None and len(rows["action"]) >= limit:
+            if limit is not None and len(rows) >= limit:
                 break
             deal_seed = first + j
             sub = np.random.SeedSequence([spec.seed, shard, j]).generate_state(3)
@@ -196,9 +194,7 @@ class ShardPlayer:
                     agent.reseed(int(s))
             label_rng = np.random.default_rng(int(sub[2]))
             env.reset(seed=deal_seed)
-            seats = {a: i for i, a in enumerate(env.possible_agents)}
-            last: dict[str, int] = {}  # agent -> row of its latest decision in this episode
-            hand_start, last_hand = len(rows["action"]), env.game.last_hand  # the rows of the hand under way
+            rows.start_episode(env, j)
             for agent in env.agent_iter():
                 if env.terminations[agent] or env.truncations[agent]:
                     env.step(None)
@@ -214,31 +210,83 @@ class ShardPlayer:
                     if label_rng.random() < spec.label_share:
                         label = int(policy_action(teacher, env, agent, ob))
                         values, kind = _teacher_values(valued, nan_row)
-                last[agent] = len(rows["action"])
-                rows["observation"].append(ob["observation"])
-                rows["action_mask"].append(ob["action_mask"])
-                rows["state"].append(env.state())
-                rows["action"].append(action)
-                rows["label"].append(label)
-                rows["values"].append(values)
-                rows["values_kind"].append(kind)
-                rows["double_dummy"].append(double_dummy_values(env, nan_row) if spec.double_dummy else nan_row)
-                rows["reward"].append(0.0)
-                rows["seat"].append(seats[agent])
-                rows["episode"].append(j)
+                rows.add(env, agent, ob, action, label, values, kind)
                 env.step(action)
                 if self.on_decision is not None:
                     self.on_decision()
-                for a, r in env.rewards.items():
-                    if r and a in last:
-                        rows["reward"][last[a]] += float(r)  # credited to the seat's latest decision
-                if env.game.last_hand is not last_hand:  # a hand was scored: its rows learn their side's tricks
-                    last_hand = env.game.last_hand
-                    side_tricks = env.game.tricks_by_side(last_hand[1])
-                    for row in range(hand_start, len(rows["action"])):
-                        rows["tricks"].append(side_tricks[env.game.side_of(rows["seat"][row])])
-                    hand_start = len(rows["action"])
-            rows["tricks"].extend([-1] * (len(rows["action"]) - len(rows["tricks"])))  # a hand cut off by the episode's end
+                rows.after_step(env)
+            rows.end_episode()
+        return rows.arrays(), time.perf_counter() - began
+
+
+class DecisionRows:
+    """The rows of a shard, gathered as its episodes are played (module docstring: what each
+    array holds): a decision's observation, mask, state, action and label when it is taken, its
+    rewards as they arrive, its side's tricks once its hand is scored.
+
+    Args:
+        num_actions: A. double_dummy: also store each legal card's double-dummy value in the
+            real deal (:func:`double_dummy_values`).
+    """
+
+    KEYS = ("observation", "action_mask", "state", "action", "label", "values", "values_kind", "double_dummy",
+            "reward", "seat", "episode", "tricks")
+
+    def __init__(self, num_actions: int, double_dummy: bool = False) -> None:
+        self.double_dummy = bool(double_dummy)
+        #: the value row of a decision without values: NaN for every action
+        self.nan_row = np.full(num_actions, np.nan, dtype=np.float32)
+        self.rows: dict[str, list] = {key: [] for key in self.KEYS}
+
+    def __len__(self) -> int:
+        return len(self.rows["action"])
+
+    def start_episode(self, env: Any, episode: int) -> None:
+        """Begin episode ``episode`` (its index in the shard), ``env`` just reset."""
+        self.episode = episode
+        self.seats = {a: i for i, a in enumerate(env.possible_agents)}
+        self.last: dict[str, int] = {}  # agent -> row of its latest decision in this episode
+        self.hand_start, self.last_hand = len(self), env.game.last_hand  # the rows of the hand under way
+
+    def add(self, env: Any, agent: str, ob: Mapping[str, np.ndarray], action: int, label: int,
+            values: np.ndarray | None = None, kind: int = VALUES_NONE) -> None:
+        """The decision of ``agent`` at ``env`` (its observation ``ob``), about to play ``action``;
+        ``label`` the teacher's action (-1: none), ``values`` its value of every action."""
+        rows = self.rows
+        self.last[agent] = len(self)
+        rows["observation"].append(ob["observation"])
+        rows["action_mask"].append(ob["action_mask"])
+        rows["state"].append(env.state())
+        rows["action"].append(int(action))
+        rows["label"].append(int(label))
+        rows["values"].append(self.nan_row if values is None else values)
+        rows["values_kind"].append(kind)
+        rows["double_dummy"].append(double_dummy_values(env, self.nan_row) if self.double_dummy else self.nan_row)
+        rows["reward"].append(0.0)
+        rows["seat"].append(self.seats[agent])
+        rows["episode"].append(self.episode)
+
+    def after_step(self, env: Any) -> None:
+        """Credit the step's rewards to each seat's latest decision; once a hand is scored, its
+        rows learn their side's tricks."""
+        rows = self.rows
+        for a, r in env.rewards.items():
+            if r and a in self.last:
+                rows["reward"][self.last[a]] += float(r)
+        if env.game.last_hand is not self.last_hand:
+            self.last_hand = env.game.last_hand
+            side_tricks = env.game.tricks_by_side(self.last_hand[1])
+            for row in range(self.hand_start, len(self)):
+                rows["tricks"].append(side_tricks[env.game.side_of(rows["seat"][row])])
+            self.hand_start = len(self)
+
+    def end_episode(self) -> None:
+        """A hand cut off by the episode's end: its rows' tricks are -1."""
+        self.rows["tricks"].extend([-1] * (len(self) - len(self.rows["tricks"])))
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The shard's arrays (module docstring), ``episode_return`` included."""
+        rows = self.rows
         arrays = {
             "observation": np.asarray(rows["observation"], dtype=np.float32),
             "action_mask": np.asarray(rows["action_mask"], dtype=np.int8),
@@ -253,9 +301,9 @@ class ShardPlayer:
             "tricks": np.asarray(rows["tricks"], dtype=np.int8),
         }
         arrays["episode_return"] = discounted_returns(np.asarray(rows["reward"]), arrays["seat"], arrays["episode"], 1.0)
-        if spec.double_dummy:
+        if self.double_dummy:
             arrays["double_dummy"] = np.asarray(rows["double_dummy"], dtype=np.float32)
-        return arrays, time.perf_counter() - began
+        return arrays
 
 
 def discounted_returns(reward: np.ndarray, seat: np.ndarray, episode: np.ndarray, gamma: float) -> np.ndarray:
@@ -634,6 +682,10 @@ def run_teach(args: Any) -> int:
     """``whist teach``: make or resume a teacher dataset (:func:`teach`); prints its summary: the
     decisions, shards, a last shard left part-way, and how far the count was passed (episodes
     are stored whole)."""
+    if args.records is not None:
+        return _run_records(args)
+    if args.decisions is None:
+        raise CommandError("--decisions N is required (or --records DIR: a dataset of recorded games)")
     spec = TeachSpec(game=args.game, options=dict(args.option), teacher=args.teacher, student=args.student,
                      label_share=args.label_share, double_dummy=args.double_dummy, seed=args.seed,
                      episodes_per_shard=args.shard_episodes)
@@ -646,6 +698,22 @@ def run_teach(args: Any) -> int:
     except (ValueError, FileNotFoundError) as err:
         raise CommandError(str(err)) from None
     print(summary_line(manifest, args.out, args.decisions, before))
+    return 0
+
+
+def _run_records(args: Any) -> int:
+    """``whist teach --records DIR``: the dataset of recorded games (training.learn.records_dataset)."""
+    from training.learn.records_dataset import dataset_from_records
+
+    if args.student is not None or args.decisions is not None:
+        raise CommandError("--records makes the dataset of the recorded games: --student and --decisions do not apply")
+    try:
+        manifest = dataset_from_records(args.records, args.out, args.records_players, args.shard_episodes)
+    except (ValueError, FileNotFoundError) as err:
+        raise CommandError(str(err)) from None
+    episodes = sum(int(s["episodes"]) for s in manifest["shards"])
+    print(f"{args.out}: {manifest['decisions']:,} decisions of {episodes:,} recorded {manifest['game']} episodes "
+          f"({manifest['labelled']:,} labelled: {', '.join(manifest['records']['players'])}) in {len(manifest['shards'])} shard(s)")
     return 0
 
 
