@@ -1,13 +1,13 @@
 """The differential harness of the batched engine (``whist_env.vector``) against the AEC reference.
 
 :class:`Differential` plays B games through ``vector.make(game, B)`` and B ``<game>_v0.raw_env``
-side by side on the same deals: each hand's deal is read from the batched engine with
-``current_deal(i)`` and given to the raw env, ``reset(options=...)`` for an episode's first hand and
-``redeal(...)`` for the later hands of a game. Both take the same random legal actions, and it
-asserts exact equality of
+side by side on the same deals with ``whist_env.vector.differential.play_side_by_side``: each
+hand's deal is read from the batched engine with ``current_deal(i)`` and given to the raw env,
+``reset(options=...)`` for an episode's first hand and ``redeal(...)`` for the later hands of a
+game. Both take the same random legal actions, and it asserts exact equality of
 
 - at every decision: the seat to act, the action mask and the observation (a difference names the
-  game and the first layout entry that differs);
+  step, the game and the first layout entry that differs);
 - regularly (every ``state_every`` decisions): the global ``state()``;
 - at every step: the rewards of every seat, ``done`` and ``truncated``;
 - at every scored hand: the hand points and the running scores;
@@ -36,6 +36,7 @@ import pytest
 import torch
 
 from whist_env import vector
+from whist_env.vector.differential import Progress, play_side_by_side, reference_envs
 
 #: games in a batch of the random-play tests
 B = 64
@@ -59,31 +60,7 @@ def option_id(options: dict) -> str:
     return ",".join(f"{k}={v}" for k, v in options.items()) or "default"
 
 
-# ---------------------------------------------------------------------------------- decisions
-def raw_outputs(raws) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """What the raw envs show their players to act: (observations, bool masks, seats)."""
-    obs, masks, seats = [], [], []
-    for raw in raws:
-        seen = raw.observe(raw.agent_selection)
-        obs.append(seen["observation"])
-        masks.append(seen["action_mask"].astype(bool))
-        seats.append(raw.possible_agents.index(raw.agent_selection))
-    return np.stack(obs), np.stack(masks), np.array(seats)
-
-
-def assert_same_decisions(env, raws, obs: torch.Tensor, mask: torch.Tensor, seat: torch.Tensor, where: str) -> None:
-    """The batched seat to act, action mask and observation equal the raw envs' in every game."""
-    raw_obs, raw_mask, raw_seat = raw_outputs(raws)
-    np.testing.assert_array_equal(seat.numpy(), raw_seat, err_msg=f"{where}: seat to act")
-    np.testing.assert_array_equal(mask.numpy(), raw_mask, err_msg=f"{where}: action mask")
-    if not np.array_equal(obs.numpy(), raw_obs):
-        game, index = np.argwhere(obs.numpy() != raw_obs)[0]
-        name = next(n for n, s in env.layout.items() if s.start <= index < s.stop)
-        raise AssertionError(
-            f"{where}: observation of game {game} differs first in {name!r} (entry {index}): {obs[game, index]} != {raw_obs[game, index]}"
-        )
-
-
+# ---------------------------------------------------------------------------------- random play
 def uniform_weights(env, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     """Uniform random legal play."""
     return mask.float()
@@ -156,61 +133,50 @@ class Differential:
         Args:
             deals: the batched ``reset`` options (fixed first deals), or None.
             script: action labels played in every game at the first steps (random play after them).
+        Raises:
+            whist_env.vector.differential.Mismatch: (an ``AssertionError``) the first difference.
         """
         env = vector.make(self.game, num_envs, seed=seed, **options)
-        obs, mask, seat = env.reset(options=deals)
-        raws = [self.reference.raw_env(**options) for _ in range(num_envs)]
-        for i, raw in enumerate(raws):
-            raw.reset(seed=seed * 10_000 + i, options=env.current_deal(i))
+        decision = env.reset(options=deals)
+
+        def reset_seed(i: int, step: int | None) -> int:
+            return seed * 10_000 + i + (0 if step is None else step * num_envs)
+
+        raws = reference_envs(env, self.reference.raw_env, options, reset_seed)
         if self.start is not None:
-            obs, mask, seat = self.start(env, raws, seed)
+            decision = self.start(env, raws, seed)
         generator = torch.Generator().manual_seed(seed)
         counts = dict.fromkeys(("decisions", "hands", "episodes", "truncated", *(("annulled",) if self.annulled else ()), *self.tallies), 0)
-        step = 0
-        while step < steps or counts["hands"] < min_hands:
-            where = f"step {step}"
-            assert_same_decisions(env, raws, obs, mask, seat, where)
-            if step % self.state_every == 0:
-                raw_state = np.stack([raw.state() for raw in raws])
-                np.testing.assert_array_equal(env.state().numpy(), raw_state, err_msg=f"{where}: global state")
+        memo = None  # what ``before_step`` kept of the batch before the step now compared
+
+        def choose(step: int, obs: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+            nonlocal memo
             memo = self.before_step(env) if self.before_step is not None else None
             if step < len(script):
-                actions = torch.full((num_envs,), env.rules.action_id(script[step]), dtype=torch.int64)
-            else:
-                actions = torch.multinomial(self.weights(env, obs, mask), 1, generator=generator).squeeze(1)
-            for raw, action in zip(raws, actions.tolist()):
-                raw.step(action)
-            obs, mask, seat, rewards, done = env.step(actions)
+                return torch.full((num_envs,), env.rules.action_id(script[step]), dtype=torch.int64)
+            return torch.multinomial(self.weights(env, obs, mask), 1, generator=generator).squeeze(1)
+
+        def after_step(step: int, actions: torch.Tensor, scored: np.ndarray, ended: np.ndarray) -> None:
             counts["decisions"] += num_envs
             if self.on_step is not None:
                 self.on_step(counts, actions)
-            paid = np.array([[raw.rewards[a] for a in raw.possible_agents] for raw in raws], dtype=np.float32)
-            np.testing.assert_array_equal(rewards.numpy(), paid, err_msg=f"{where}: rewards")
-            ended = np.array([raw.game.done or raw.game.truncated for raw in raws])
-            np.testing.assert_array_equal(done.numpy(), ended, err_msg=f"{where}: done")
-            truncated = np.array([raw.game.truncated for raw in raws])
-            np.testing.assert_array_equal(env.truncated.numpy(), truncated, err_msg=f"{where}: truncated")
-            scored = np.array(["last_hand" in raw.infos[raw.agents[0]] for raw in raws])
             if self.hand_length is not None:
                 hand_over = step % self.hand_length == self.hand_length - 1
-                assert (scored == hand_over).all(), f"{where}: games {np.flatnonzero(scored != hand_over).tolist()} did not end their hands together"
-            for i in np.flatnonzero(scored | ended):
-                self._compare_end(env, raws, i, bool(scored[i]), bool(ended[i]), counts, memo, where)
-                if ended[i]:
-                    raws[i].reset(seed=seed * 10_000 + i + step * num_envs, options=env.current_deal(i))
-                else:
-                    raws[i].redeal(env.current_deal(i))
-            step += 1
-        assert_same_decisions(env, raws, obs, mask, seat, "end")
+                assert (scored == hand_over).all(), f"step {step}: games {np.flatnonzero(scored != hand_over).tolist()} did not end their hands together"
+
+        def at_hand_end(step: int, i: int, scored: bool, ended: bool) -> None:
+            self._count_end(counts, i, raws[i], scored, ended, memo)
+
+        def more(progress: Progress) -> bool:
+            return progress.steps < steps or counts["hands"] < min_hands
+
+        play_side_by_side(env, raws, choose, decision=decision, more=more, reset_seed=reset_seed, state_every=self.state_every,
+                          after_step=after_step, at_hand_end=at_hand_end)
         return counts
 
-    def _compare_end(self, env, raws, i: int, scored: bool, ended: bool, counts: dict, memo, where: str) -> None:
-        """Compare (and count) the hand that game ``i`` scored and the episode it ended."""
-        raw = raws[i]
-        game = raw.game
+    def _count_end(self, counts: dict, i: int, raw, scored: bool, ended: bool, memo) -> None:
+        """Count the hand that game ``i`` scored and the episode it ended (both compared already)."""
         if scored:
-            assert env.hand_points[i].tolist() == game.last_hand_points, f"{where}, game {i}: hand points"
-            assert env.final_scores[i].tolist() == list(game.last_hand[2]), f"{where}, game {i}: scores"
             if self.annulled is not None and self.annulled(raw):
                 counts["annulled"] += 1
             else:
@@ -219,9 +185,7 @@ class Differential:
                     self.on_hand(counts, i, raw, ended, memo)
         if ended:
             counts["episodes"] += 1
-            counts["truncated"] += game.truncated
-            assert env.final_scores[i].tolist() == game.scores, f"{where}, game {i}: final scores"
-            assert np.flatnonzero(env.winners[i].numpy()).tolist() == game.winners, f"{where}, game {i}: winners"
+            counts["truncated"] += raw.game.truncated
             if self.on_end is not None:
                 self.on_end(counts, i, raw)
 
