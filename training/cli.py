@@ -495,7 +495,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str
     "eval": ("play duplicate-deal matches between agents and report win rates with 95 percent confidence intervals",
              configure_eval, "training.evaluation.match:run_eval"),
     "teach": ("store a teacher's decisions (or DAgger labels of a student's) as a sharded, resumable dataset",
-              configure_teach, "training.learn.teach:run_teach"),
+              configure_teach, "training.learn.teach_command:run"),
     "agree": ("how often a student chooses a teacher's action, on the teacher's games, with a 95 percent interval",
               configure_agree, "training.evaluation.agreement:run_agree"),
     "sb3-train": ("train one seat with sb3-contrib MaskablePPO against fixed opponents", configure_sb3_train,

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from training.errors import CommandError
 from training.evaluation.bidding import json_ready
 from training.evaluation.store import file_sha256
 from training.learn.teach import FORMAT, FORMAT_VERSION, MANIFEST, DecisionRows, _versions, _write_manifest, write_shard
@@ -155,3 +156,17 @@ def _play(env: Any, records: Sequence[tuple[str, dict[str, Any]]], labels: Seque
             rows.after_step(env)
         rows.end_episode()
     return rows.arrays()
+
+
+def run_records(args: Any) -> int:
+    """``whist teach --records DIR``: the dataset of the recorded games (:func:`dataset_from_records`)."""
+    if args.student is not None or args.decisions is not None:
+        raise CommandError("--records makes the dataset of the recorded games: --student and --decisions do not apply")
+    try:
+        manifest = dataset_from_records(args.records, args.out, args.records_players, args.shard_episodes)
+    except (ValueError, FileNotFoundError) as err:
+        raise CommandError(str(err)) from None
+    episodes = sum(int(s["episodes"]) for s in manifest["shards"])
+    print(f"{args.out}: {manifest['decisions']:,} decisions of {episodes:,} recorded {manifest['game']} episodes "
+          f"({manifest['labelled']:,} labelled: {', '.join(manifest['records']['players'])}) in {len(manifest['shards'])} shard(s)")
+    return 0

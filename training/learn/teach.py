@@ -682,8 +682,6 @@ def run_teach(args: Any) -> int:
     """``whist teach``: make or resume a teacher dataset (:func:`teach`); prints its summary: the
     decisions, shards, a last shard left part-way, and how far the count was passed (episodes
     are stored whole)."""
-    if args.records is not None:
-        return _run_records(args)
     if args.decisions is None:
         raise CommandError("--decisions N is required (or --records DIR: a dataset of recorded games)")
     spec = TeachSpec(game=args.game, options=dict(args.option), teacher=args.teacher, student=args.student,
@@ -698,22 +696,6 @@ def run_teach(args: Any) -> int:
     except (ValueError, FileNotFoundError) as err:
         raise CommandError(str(err)) from None
     print(summary_line(manifest, args.out, args.decisions, before))
-    return 0
-
-
-def _run_records(args: Any) -> int:
-    """``whist teach --records DIR``: the dataset of recorded games (training.learn.records_dataset)."""
-    from training.learn.records_dataset import dataset_from_records
-
-    if args.student is not None or args.decisions is not None:
-        raise CommandError("--records makes the dataset of the recorded games: --student and --decisions do not apply")
-    try:
-        manifest = dataset_from_records(args.records, args.out, args.records_players, args.shard_episodes)
-    except (ValueError, FileNotFoundError) as err:
-        raise CommandError(str(err)) from None
-    episodes = sum(int(s["episodes"]) for s in manifest["shards"])
-    print(f"{args.out}: {manifest['decisions']:,} decisions of {episodes:,} recorded {manifest['game']} episodes "
-          f"({manifest['labelled']:,} labelled: {', '.join(manifest['records']['players'])}) in {len(manifest['shards'])} shard(s)")
     return 0
 
 
