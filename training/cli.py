@@ -14,6 +14,7 @@ subcommand         what it does                                    carried out b
 ``plot``           PNG figures                                     :func:`training.viewers.plots.run_plot`
 ``replay``         HTML page stepping through a game record        :func:`training.viewers.replay.run_replay`
 ``play``           a person plays in the terminal                  :func:`training.viewers.play.run_play`
+``serve``          a table in the browser: people and agents       :func:`training.viewers.serve.command.run_serve`
 ``zoo-export``     a finished run becomes the game's zoo agent     :func:`training.learn.zoo.run_zoo_export`
 =================  ==============================================  =====================================
 
@@ -426,6 +427,40 @@ def configure_play(parser: argparse.ArgumentParser) -> None:
                         help="where to save the game record (default: runs/play/<game>-<date>.jsonl)")
 
 
+def configure_serve(parser: argparse.ArgumentParser) -> None:
+    """Arguments of ``whist serve``."""
+    _examples(parser,
+              "Needs the optional extra whist-env[serve] (Starlette, uvicorn, websockets). Each person opens the link of\n"
+              "their seat (printed at start); several people can share a table, agents fill the other seats. The page\n"
+              "shows only what that seat may know; its analysis box asks pimc for the values of your options now, and\n"
+              "after each hand shows each card's double-dummy value and the learned agents' action probabilities.\n"
+              "Bound to 127.0.0.1 by default; any other --host puts a token in every link, needed by every request.\n\n"
+              "examples:\n"
+              "  whist serve --game classic_whist --seats human,zoo,heuristic,pimc\n"
+              "  whist serve --game bid_whist --seats human heuristic human heuristic --timeout 90\n"
+              "  whist serve --game german_whist --seats human zoo --option episode=hand --records runs/serve")
+    add_game_arguments(parser)
+    parser.add_argument("--seats", nargs="+", default=None, metavar="SPEC",
+                        help=f"who sits where, in seat order: 'human' for a person, else an agent spec ({_agent_specs()}); "
+                             "one per seat, separated by spaces or commas (default: human in seat 0, heuristic elsewhere)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to listen on (default: %(default)s, this machine only; any other address needs the "
+                             "token printed in the links)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on (default: %(default)s)")
+    parser.add_argument("--records", default="runs/serve", metavar="DIR",
+                        help="folder of the game records, one JSON Lines file a game (whist replay shows them) (default: %(default)s)")
+    parser.add_argument("--timeout", type=float, default=60.0, metavar="S",
+                        help="seconds a person may take over a decision before the --fallback agent makes it, so that a closed "
+                             "browser does not stall the table (0: no limit) (default: %(default)s)")
+    parser.add_argument("--fallback", default="heuristic", metavar="SPEC",
+                        help="agent that makes a person's decision after --timeout (default: %(default)s)")
+    parser.add_argument("--seed", type=int, default=None, help="seed of the first game's deal and of the agents (default: random)")
+    parser.add_argument("--pace", type=float, default=0.6, metavar="S",
+                        help="seconds between two agents' actions, so that people can follow (default: %(default)s)")
+    parser.add_argument("--analysis-worlds", type=int, default=16, metavar="N",
+                        help="worlds pimc draws when it analyses a person's decision (default: %(default)s)")
+
+
 # ---------------------------------------------------------------------------------- wiring
 #: subcommand -> (one-line help, argument builder, "module:function" that carries it out)
 def configure_zoo_export(parser: argparse.ArgumentParser) -> None:
@@ -520,6 +555,8 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str
                "training.viewers.replay:run_replay"),
     "play": ("play a game in the terminal against any agents (heuristic, search, zoo, checkpoint, sb3, ...)", configure_play,
              "training.viewers.play:run_play"),
+    "serve": ("serve a table in the browser: people play each other and any agents, with analysis on request",
+              configure_serve, "training.viewers.serve.command:run_serve"),
     "zoo-export": ("evaluate a finished training run and make it the model zoo's agent of its game", configure_zoo_export,
                    "training.learn.zoo:run_zoo_export"),
 }

@@ -1,15 +1,11 @@
-(function () {
+/* The drawing of a Whist table (WhistDraw: cards, seats, the trick, facts, score), shared by the
+   replay page (below, run when the page holds its data) and the live table of `whist serve`
+   (training/viewers/serve/assets/table.js, which loads this file first). */
+var WhistDraw = (function () {
   "use strict";
-  var DATA = JSON.parse(document.getElementById("data").textContent);
-  var S = DATA.states, AG = DATA.agents, N = AG.length;
   var SYM = {S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663"};
   var POS = {2: ["S", "N"], 3: ["S", "W", "E"], 4: ["S", "W", "N", "E"], 5: ["S", "W", "NW", "NE", "E"], 6: ["S", "W", "NW", "N", "NE", "E"]};
   var SLOT = {S: [50, 80], N: [50, 20], W: [18, 50], E: [82, 50], NW: [28, 24], NE: [72, 24], SW: [28, 76], SE: [72, 76]};
-  var south = DATA.viewer ? AG.indexOf(DATA.viewer) : 0;
-  var posOf = {};
-  AG.forEach(function (a, i) { posOf[a] = (POS[N] || POS[4])[(i - south + N) % N] || "S"; });
-  var cur = 0;
-  var $ = function (id) { return document.getElementById(id); };
   function esc(s) { return String(s).replace(/[&<>"']/g, function (c) { return {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;"}[c]; }); }
   function isRed(c) { return c === "JKR" || /[HD]$/.test(c); }
   function cardFace(c) {
@@ -23,7 +19,18 @@
       return '<span class="inline-card' + (isRed(c) ? " red" : "") + '">' + esc(cardFace(c)) + "</span>";
     });
   }
-  function sideOf(a) { for (var i = 0; i < DATA.sides.length; i++) if (DATA.sides[i].indexOf(a) >= 0) return i; return 0; }
+  /* agent -> position on the board (S, W, N, E ...), the agent `south` at the bottom */
+  function positions(agents, south) {
+    var n = agents.length, posOf = {};
+    agents.forEach(function (a, i) { posOf[a] = (POS[n] || POS[4])[(i - south + n) % n] || "S"; });
+    return posOf;
+  }
+  /* cards grouped by suit (a list of lists), in the order given */
+  function suitGroups(cards) {
+    var groups = [], last = null;
+    cards.forEach(function (c) { var s = c.indexOf("JK") === 0 ? "J" : c.slice(-1); if (s !== last) { groups.push([]); last = s; } groups[groups.length - 1].push(c); });
+    return groups;
+  }
   function handHtml(st, a) {
     var cards = st.hands[a];
     if (!cards) {
@@ -32,14 +39,14 @@
       return '<div class="hand"><div class="suit">' + (h || '<span class="empty">no cards</span>') + "</div>" + (n ? '<span class="empty" style="margin-left:10px">' + n + " cards</span>" : "") + "</div>";
     }
     if (!cards.length) return '<div class="hand"><span class="empty">no cards</span></div>';
-    var groups = [], last = null;
-    cards.forEach(function (c) { var s = c.indexOf("JK") === 0 ? "J" : c.slice(-1); if (s !== last) { groups.push([]); last = s; } groups[groups.length - 1].push(c); });
     var nxt = st.next && st.next.agent === a ? st.next.label : null;
-    return '<div class="hand">' + groups.map(function (g) { return '<div class="suit">' + g.map(function (c) { return card(c, c === nxt ? "next" : ""); }).join("") + "</div>"; }).join("") + "</div>";
+    return '<div class="hand">' + suitGroups(cards).map(function (g) { return '<div class="suit">' + g.map(function (c) { return card(c, c === nxt ? "next" : ""); }).join("") + "</div>"; }).join("") + "</div>";
   }
-  function renderBoard(st) {
-    var h = "";
-    AG.forEach(function (a) {
+  /* The board's HTML: a box per seat and the trick in the middle. ctx: {agents, players, posOf,
+     hand: optional function (st, agent) -> HTML of that seat's hand (default: handHtml)} */
+  function boardHtml(st, ctx) {
+    var h = "", hand = ctx.hand || handHtml;
+    ctx.agents.forEach(function (a) {
       var tags = "";
       if (st.dealer === a) tags += '<span class="tag dealer" title="dealer">D</span>';
       tags += '<span class="tag tricks" title="tricks won this hand">' + st.tricks_won[a] + " tricks</span>";
@@ -47,13 +54,13 @@
       var facts = (st.agent_facts[a] || []).concat(st.private[a] || []);
       var fh = facts.length ? '<div class="facts">' + facts.map(function (f) { return esc(f[0]) + ": <b>" + fmt(f[1]) + "</b>"; }).join(" &middot; ") + "</div>" : "";
       var nxt = st.next && st.next.agent === a && !(st.hands[a] || []).includes(st.next.label) ? '<div class="facts">next: <b>' + fmt(st.next.label) + "</b></div>" : "";
-      h += '<div class="seat pos-' + posOf[a] + (st.to_act === a ? " to-act" : "") + '" id="seat-' + a + '"><div class="name">' + esc(a) +
-        ' <span class="label">' + esc(DATA.players[a]) + "</span>" + tags + "</div>" + fh + nxt + handHtml(st, a) + "</div>";
+      h += '<div class="seat pos-' + ctx.posOf[a] + (st.to_act === a ? " to-act" : "") + '" id="seat-' + a + '"><div class="name">' + esc(a) +
+        ' <span class="label">' + esc(ctx.players[a]) + "</span>" + tags + "</div>" + fh + nxt + hand(st, a) + "</div>";
     });
     var t = '<div id="table">';
     var tr = st.table || {cards: {}};
     Object.keys(tr.cards).forEach(function (a) {
-      var p = SLOT[posOf[a]];
+      var p = SLOT[ctx.posOf[a]];
       t += '<div class="slot' + (tr.winner === a ? " winner" : "") + '" style="left:' + p[0] + "%;top:" + p[1] + '%">' + card(tr.cards[a]) +
         '<div class="who">' + esc(a) + (tr.leader === a ? " (led)" : "") + "</div></div>";
     });
@@ -62,25 +69,62 @@
     if (!Object.keys(tr.cards).length) t += '<div class="center" id="centre">' + trump + '<span style="opacity:.8">' + esc(st.phase) + "</span></div>";
     else if (tr.winner) t += '<div class="center" style="top:50%"><b>' + esc(tr.winner) + "</b><br>wins</div>";
     t += "</div>";
-    $("board").innerHTML = h + t;
+    return h + t;
   }
-  function renderPanel(st, i) {
+  /* The hand's facts as <dt>/<dd> pairs: hand, phase, dealer, trump, then the game's own. */
+  function factsHtml(st) {
     var f = [["hand", (st.hand_number + 1) + (st.game_number ? " (game " + (st.game_number + 1) + ")" : "")], ["phase", st.phase], ["dealer", st.dealer],
       ["trump", st.trump ? st.trump : st.trump_pending ? "not named yet" : "none"]];
     f = f.concat(st.facts);
-    $("facts").innerHTML = f.map(function (x) {
+    return f.map(function (x) {
       var v = x[0] === "trump" && st.trump ? '<span class="inline-card' + (isRed(st.trump) ? " red" : "") + '">' + SYM[st.trump] + "</span>" : fmt(x[1]);
       return "<dt>" + esc(x[0]) + "</dt><dd>" + v + "</dd>";
     }).join("");
-    var rows = DATA.sides.map(function (side, k) {
+  }
+  /* The score table: a row per side (tricks this hand, points of the hand, score). */
+  function scoreHtml(st, sides) {
+    var rows = sides.map(function (side, k) {
       var a = side[0], tricks = side.reduce(function (s, b) { return s + st.tricks_won[b]; }, 0);
       var hp = st.hand_points ? (st.hand_points[a] >= 0 ? "+" : "") + st.hand_points[a] : "";
       var extra = st.side_facts.map(function (x) { return x[0] + " " + x[1].split(" / ")[k]; }).join(", ");
       return '<tr><td>' + esc(side.join(" + ")) + (extra ? ' <span class="label">' + esc(extra) + "</span>" : "") + '</td><td class="num">' + tricks + '</td><td class="num">' + hp +
         '</td><td class="num score-value" data-side="' + k + '">' + st.score[a] + "</td></tr>";
     }).join("");
-    var head = "<tr><th>side</th><th>tricks</th><th>hand</th><th style='text-align:right'>score</th></tr>";
-    $("score").innerHTML = "<table>" + head + rows + "</table>";
+    return "<table><tr><th>side</th><th>tricks</th><th>hand</th><th style='text-align:right'>score</th></tr>" + rows + "</table>";
+  }
+  /* One completed trick as a list item: its cards in the order played, and its winner. */
+  function trickHtml(t, agents) {
+    var order = [], k = agents.indexOf(t.leader), n = agents.length;
+    for (var j = 0; j < n; j++) { var a = agents[(k + j) % n]; if (t.cards[a]) order.push(t.cards[a]); }
+    return "<li>" + order.map(function (c) { return fmt(c); }).join(" ") + ' <span class="w">&rarr; ' + esc(t.winner) + "</span></li>";
+  }
+  function optText(v) { return Array.isArray(v) ? v.join(" ") : v === null ? "none" : String(v); }
+  /* The header's rule options: a summary of those that differ from the defaults, and every one. */
+  function rulesHtml(changedOptions, ruleOptions) {
+    var changed = Object.keys(changedOptions || {});
+    var summary = changed.length ? "rules: " + changed.map(function (k) { return k + "=" + optText(changedOptions[k]); }).join(", ") : "rules: the game's defaults";
+    var all = Object.keys(ruleOptions || {}).map(function (k) { return "<div>" + esc(k) + " = <b>" + esc(optText(ruleOptions[k])) + "</b></div>"; }).join("");
+    return {summary: summary, all: all};
+  }
+  return {SYM: SYM, esc: esc, isRed: isRed, cardFace: cardFace, card: card, fmt: fmt, positions: positions, suitGroups: suitGroups,
+    handHtml: handHtml, boardHtml: boardHtml, factsHtml: factsHtml, scoreHtml: scoreHtml, trickHtml: trickHtml, rulesHtml: rulesHtml};
+})();
+
+(function () {
+  "use strict";
+  var dataNode = document.getElementById("data");
+  if (!dataNode) return;  // loaded by another page for WhistDraw alone
+  var W = WhistDraw;
+  var DATA = JSON.parse(dataNode.textContent);
+  var S = DATA.states, AG = DATA.agents;
+  var posOf = W.positions(AG, DATA.viewer ? AG.indexOf(DATA.viewer) : 0);
+  var ctx = {agents: AG, players: DATA.players, posOf: posOf};
+  var cur = 0;
+  var $ = function (id) { return document.getElementById(id); };
+  var esc = W.esc, fmt = W.fmt;
+  function renderPanel(st, i) {
+    $("facts").innerHTML = W.factsHtml(st);
+    $("score").innerHTML = W.scoreHtml(st, DATA.sides);
     $("score").setAttribute("data-scores", JSON.stringify(st.score));
     var fin = $("final-score");
     if (i === S.length - 1) {
@@ -90,11 +134,7 @@
       fin.textContent = txt; fin.hidden = false; fin.setAttribute("data-scores", JSON.stringify(st.score));
     } else { fin.hidden = true; fin.textContent = ""; }
     var tricks = (DATA.tricks[String(st.hand_number)] || []).slice(0, st.tricks_done);
-    $("tricks").innerHTML = tricks.length ? tricks.map(function (t) {
-      var order = [], k = AG.indexOf(t.leader);
-      for (var j = 0; j < N; j++) { var a = AG[(k + j) % N]; if (t.cards[a]) order.push(t.cards[a]); }
-      return "<li>" + order.map(function (c) { return fmt(c); }).join(" ") + ' <span class="w">&rarr; ' + esc(t.winner) + "</span></li>";
-    }).join("") : '<span class="empty">none yet</span>';
+    $("tricks").innerHTML = tricks.length ? tricks.map(function (t) { return W.trickHtml(t, AG); }).join("") : '<span class="empty">none yet</span>';
     var start = i; while (start > 0 && S[start].kind !== "deal") start--;
     var log = [];
     for (var j = start; j <= i; j++) if (S[j].action) log.push('<span' + (j === i ? ' class="cur"' : "") + ">" + esc(S[j].action.agent.replace("player_", "P")) + ": " + fmt(S[j].action.label) + "</span>");
@@ -105,7 +145,8 @@
   function show(i) {
     cur = Math.max(0, Math.min(S.length - 1, i));
     var st = S[cur];
-    renderBoard(st); renderPanel(st, cur);
+    $("board").innerHTML = W.boardHtml(st, ctx);
+    renderPanel(st, cur);
     $("caption").innerHTML = fmt(st.caption);
     $("step").textContent = cur + " / " + (S.length - 1);
     $("step").setAttribute("data-step", String(cur));
@@ -135,13 +176,9 @@
     else handled = false;
     if (handled) e.preventDefault();
   });
-  function optText(v) { return Array.isArray(v) ? v.join(" ") : v === null ? "none" : String(v); }
-  var changed = Object.keys(DATA.changed_options || {});
-  $("rules-summary").textContent = changed.length ? "rules: " + changed.map(function (k) { return k + "=" + optText(DATA.changed_options[k]); }).join(", ")
-    : "rules: the game's defaults";
-  $("rules-all").innerHTML = Object.keys(DATA.rule_options || {}).map(function (k) {
-    return "<div>" + esc(k) + " = <b>" + esc(optText(DATA.rule_options[k])) + "</b></div>";
-  }).join("");
+  var rules = W.rulesHtml(DATA.changed_options, DATA.rule_options);
+  $("rules-summary").textContent = rules.summary;
+  $("rules-all").innerHTML = rules.all;
   var sub = [];
   if (DATA.meta && DATA.meta.match) sub.push(DATA.meta.match + (DATA.meta.deal_index !== undefined ? ", deal " + (DATA.meta.deal_index + 1) : ""));
   if (DATA.viewer) sub.push("viewer: " + DATA.viewer + " (other hands hidden)");
