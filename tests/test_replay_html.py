@@ -6,20 +6,15 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import tempfile
-from pathlib import Path
 
 import pytest
+from browser_helpers import headless_chromium
 
 from agents.random_agent import RandomAgent
 from training import cli
 from training.viewers.replay import build_page_data, render_html
 from whist_env import GAMES
 from whist_env.records import record_episode, write_records
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
 
 def _record(game: str, seed: int = 6, episode: str = "hand") -> dict:
@@ -86,23 +81,8 @@ def test_cli_errors(tmp_path, capsys):
 
 @pytest.fixture(scope="module")
 def browser():
-    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
-    if missing:
-        pytest.skip(f"headless browser test needs Debian's chromium and chromium-driver; missing: {', '.join(missing)}")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="whist-chromium-")
-    options = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,900", f"--user-data-dir={profile}"):
-        options.add_argument(arg)
-    options.binary_location = str(CHROMIUM)
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(30)
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    with headless_chromium("1400,900") as driver:
+        yield driver
 
 
 def test_page_in_headless_chromium(browser, tmp_path):

@@ -6,26 +6,21 @@ for cards the seat could not see at that moment (the hidden-card check of tests/
 from __future__ import annotations
 
 import json
-import shutil
 import socket
-import tempfile
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
 pytest.importorskip("starlette", reason="whist serve needs the serve extra (starlette)")
 uvicorn = pytest.importorskip("uvicorn", reason="whist serve needs the serve extra (uvicorn)")
 
+from browser_helpers import headless_chromium  # noqa: E402
 from serve_helpers import default_seats, hidden_cards, make_host  # noqa: E402
 
 from training.viewers.serve.app import create_app  # noqa: E402
 from whist_env import GAMES  # noqa: E402
 from whist_env.records import read_records, replay_record  # noqa: E402
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
 #: Run in the page before its own scripts: keep a copy of every websocket message it receives.
 RECORD_MESSAGES = """
@@ -45,25 +40,9 @@ window.__received = [];
 
 @pytest.fixture(scope="module")
 def browser():
-    missing = [str(p) for p in (CHROMIUM, CHROMEDRIVER) if not p.exists()]
-    if missing:
-        pytest.skip(f"headless browser test needs Debian's chromium and chromium-driver; missing: {', '.join(missing)}")
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    profile = tempfile.mkdtemp(prefix="whist-chromium-")
-    options = webdriver.ChromeOptions()
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-background-networking",
-                "--disable-component-update", "--disable-sync", "--no-first-run", "--window-size=1400,1000", f"--user-data-dir={profile}"):
-        options.add_argument(arg)
-    options.binary_location = str(CHROMIUM)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(str(CHROMEDRIVER)), options=options)
-    driver.set_page_load_timeout(30)
-    driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_MESSAGES})
-    yield driver
-    driver.quit()
-    shutil.rmtree(profile, ignore_errors=True)
+    with headless_chromium("1400,1000", browser_log=True) as driver:
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_MESSAGES})
+        yield driver
 
 
 def free_port() -> int:
