@@ -12,6 +12,7 @@ processes load the cache.
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -21,41 +22,22 @@ from whist_env.engine.cards import FULL_DECK_54
 from whist_env.engine.double_dummy import DoubleDummySolver
 from whist_env.engine.tricks import TrickContext, trick_winner, trick_winner_or_leader
 
-#: log2 of the transposition table's rows (position shapes) and of its entries (patterns), shared by
-#: every solver of a process: 21 MB and 75 MB (pages the search never touches are never allocated).
+#: log2 of the transposition table's rows (position shapes) and of its entries (patterns) of each
+#: solver's workspace: 21 MB and 75 MB (pages the search never touches are never allocated).
 TABLE_BITS = 19
 ENTRY_BITS = 20
 #: The trick-winner rules the kernels implement.
 COMPILED_RULES = (trick_winner, trick_winner_or_leader)
+#: Workspaces of solvers that were garbage collected, at most _SPARE_MAX: the next solvers take
+#: them rather than allocate (search builds a solver per sampled world, and fresh pages cost more
+#: to touch than a small search takes).
+_SPARE: list[dd_kernel.Workspace] = []
+_SPARE_MAX = 4
 
 
-class _Scratch:
-    """The kernels' move rows, stack, history and transposition table, one per process; each call
-    takes a fresh generation tag, so rows of earlier calls are never read."""
-
-    def __init__(self) -> None:
-        self.moves = np.zeros(dd_kernel.MAX_PLIES * dd_kernel.ROW, dtype=np.int64)
-        self.frames = np.zeros((dd_kernel.MAX_PLIES + 1, dd_kernel.FRAME), dtype=np.int64)
-        self.rows = np.zeros((1 << TABLE_BITS, 5), dtype=np.int64)
-        self.entries = np.zeros((1 << ENTRY_BITS, dd_kernel.ENTRY), dtype=np.int64)
-        self.used = np.zeros(1, dtype=np.int64)
-        self.hist = np.zeros(dd_kernel.MAX_SEATS * 64, dtype=np.int64)
-        self.tag = 0
-
-    def next_tag(self) -> int:
-        self.tag += 1
-        self.hist[:] = 0
-        return self.tag
-
-
-_SCRATCH: _Scratch | None = None
-
-
-def _scratch() -> _Scratch:
-    global _SCRATCH
-    if _SCRATCH is None:
-        _SCRATCH = _Scratch()
-    return _SCRATCH
+def _release(ws: dd_kernel.Workspace) -> None:
+    if len(_SPARE) < _SPARE_MAX:
+        _SPARE.append(ws)
 
 
 class CompiledDoubleDummySolver(DoubleDummySolver):
@@ -84,7 +66,17 @@ class CompiledDoubleDummySolver(DoubleDummySolver):
                              f"not {getattr(winner, '__name__', winner)!r}: use DoubleDummySolver")
         self._cx = dd_kernel.context_array(ctx.eff_suit, ctx.power, ctx.suit_masks, ctx.trump, ctx.must_trump, ctx.super_mask,
                                            self.side_of)
-        self._nodes = np.zeros(1, dtype=np.int64)
+        self._workspace: dd_kernel.Workspace | None = None
+
+    @property
+    def workspace(self) -> dd_kernel.Workspace:
+        """This solver's scratch memory (:class:`whist_env.engine.dd_search.Workspace`: move rows,
+        search stack, history, transposition table), its own while it lives: taken at its first
+        search (a garbage-collected solver's, else allocated) and reused by every later one."""
+        if self._workspace is None:
+            self._workspace = _SPARE.pop() if _SPARE else dd_kernel.workspace(TABLE_BITS, ENTRY_BITS)
+            weakref.finalize(self, _release, self._workspace).atexit = False
+        return self._workspace
 
     def _position(self, hands: Sequence[int], leader: int, trick: Sequence[tuple[int, int]]) -> tuple[np.ndarray, np.ndarray]:
         hands, trick = self._check(hands, leader, trick)
@@ -104,10 +96,9 @@ class CompiledDoubleDummySolver(DoubleDummySolver):
             raise ValueError(f"side {side!r} is not one of the sides {sorted(set(self.side_of))}")
         if not packed.any():
             return 0
-        s = _scratch()
-        value = dd_kernel.solve(self._cx, packed, cards, int(leader), int(side), bool(misere), s.moves, s.frames, s.hist, s.rows, s.entries, s.used,
-                                s.next_tag(), self._nodes)
-        self.nodes = int(self._nodes[0])
+        ws = self.workspace
+        value = dd_kernel.solve(self._cx, packed, cards, int(leader), int(side), bool(misere), ws)
+        self.nodes += int(ws.counters[dd_kernel.C_NODES])
         return int(value)
 
     def card_values(self, hands: Sequence[int], leader: int, trick: Sequence[tuple[int, int]] = (),
@@ -115,9 +106,8 @@ class CompiledDoubleDummySolver(DoubleDummySolver):
         """Value of each legal card of the seat to play (:meth:`DoubleDummySolver.card_values`:
         the same arguments, value and errors)."""
         packed, cards = self._position(hands, leader, trick)
-        s = _scratch()
+        ws = self.workspace
         out = np.empty(64, dtype=np.int64)
-        dd_kernel.card_values(self._cx, packed, cards, int(leader), bool(misere), s.moves, s.frames, s.hist, s.rows, s.entries, s.used, s.next_tag(),
-                              self._nodes, out)
-        self.nodes = int(self._nodes[0])
+        dd_kernel.card_values(self._cx, packed, cards, int(leader), bool(misere), ws, out)
+        self.nodes += int(ws.counters[dd_kernel.C_NODES])
         return {int(c): int(out[c]) for c in np.flatnonzero(out >= 0)}
