@@ -10,6 +10,8 @@ command line takes them: ``"random"``, ``"heuristic"`` (the game's rule-based pl
 ``"pimc:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S,inference=SPEC,candidates=C,epsilon=P"``
 (Perfect Information Monte Carlo search, :class:`agents.search.PIMCAgent`; ``inference=`` weighs its
 worlds by a policy's probability of the other players' actions, :mod:`agents.search.inference`) or
+``"alphamu:depth=M,worlds=W,horizon=H,..."`` (αμ search without strategy fusion, falling back to
+``pimc``, :class:`agents.search.AlphaMuAgent`) or
 ``"ismcts:iters=N,seconds=S,c=C,rollout=SPEC,seed=S"`` (information set Monte Carlo tree search,
 :class:`agents.search.ISMCTSAgent`); a search agent's options may be left out. ``"python:MODULE:ATTR"``
 is a user's own policy (:func:`python_agent`): ``ATTR`` of the importable module ``MODULE``, either
@@ -503,6 +505,12 @@ def _pimc() -> type:
     return PIMCAgent
 
 
+def _alphamu() -> type:
+    from agents.search import AlphaMuAgent
+
+    return AlphaMuAgent
+
+
 def _ismcts() -> type:
     from agents.search import ISMCTSAgent
 
@@ -533,6 +541,7 @@ AGENT_KINDS: tuple[AgentKind, ...] = (
     _path_kind("rllib", "rllib:runs/rllib_classic (a whist rllib-train run folder)", _build_rllib, _rllib_files),
     _search_kind("pimc", "pimc[:worlds=K,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S,inference=SPEC,candidates=C,epsilon=P]",
                  _pimc),
+    _search_kind("alphamu", "alphamu[:depth=M,worlds=W,horizon=H,exact=E,rollouts=R,z=Z,rollout=SPEC,seed=S]", _alphamu),
     _search_kind("ismcts", "ismcts[:iters=N,seconds=S,c=C,rollout=SPEC,seed=S]", _ismcts),
     AgentKind(name="python", form="python:MODULE:ATTR", argument="required",
               parse=lambda spec, rest, game: _python_target(rest),

@@ -15,7 +15,7 @@ GAME = "classic_whist"
 
 def test_the_table_has_one_entry_per_kind():
     names = [kind.name for kind in AGENT_KINDS]
-    assert names == ["random", "heuristic", "checkpoint", "zoo", "sb3", "rllib", "pimc", "ismcts", "python"]
+    assert names == ["random", "heuristic", "checkpoint", "zoo", "sb3", "rllib", "pimc", "alphamu", "ismcts", "python"]
     assert tuple(AGENT_SPECS) == tuple(kind.form for kind in AGENT_KINDS)
     for kind in AGENT_KINDS:
         assert isinstance(kind, AgentKind)

@@ -5,8 +5,9 @@ and read only the acting agent's observation and information state, the worlds o
 ``env.resample_from_infostate(agent, rng)`` and their ``clone()`` copies: never the hidden cards.
 """
 
+from agents.search.alphamu import AlphaMuAgent
 from agents.search.ismcts import ISMCTSAgent
 from agents.search.pimc import PIMCAgent
 from agents.search.spec import parse_options
 
-__all__ = ["ISMCTSAgent", "PIMCAgent", "parse_options"]
+__all__ = ["AlphaMuAgent", "ISMCTSAgent", "PIMCAgent", "parse_options"]
