@@ -168,7 +168,7 @@ def test_alphamu_decisions_do_not_depend_on_the_hidden_cards():
 
 
 def test_alphamu_specs_and_their_errors():
-    assert canonical_spec("alphamu", "classic_whist") == "alphamu:depth=2,exact=auto,horizon=3,rollout=heuristic,rollouts=48,worlds=20,z=1"
+    assert canonical_spec("alphamu", "classic_whist") == "alphamu:depth=2,exact=auto,horizon=3,rollout=heuristic,rollouts=48,worlds=32,z=1"
     agent = make_agent("alphamu:depth=3,worlds=8,horizon=4,rollout=random", "classic_whist", seed=1)
     assert (agent.depth, agent.worlds, agent.horizon, agent.pimc.worlds) == (3, 8, 4, 8)
     assert agent.name.startswith("alphamu:depth=3,worlds=8,horizon=4,exact=auto")

@@ -133,7 +133,8 @@ class AlphaMuAgent(SearchAgent):
     Args:
         game: the game's name (a key of ``whist_env.GAMES``).
         depth: the agent's moves searched together (M >= 1; 1: PIMC's choice).
-        worlds: worlds sampled per decision (W >= 1), here and in the ``pimc`` it falls back to.
+        worlds: worlds sampled per decision (W >= 1), here and in the ``pimc`` it falls back to
+            (default 32, as ``pimc``'s: the two differ only where αμ searches).
         horizon: αμ once at most this many tricks remain (>= 1), and no more than ``pimc``
             solves (``exact``); else ``pimc``.
         exact, rollouts, z, rollout: those of the ``pimc`` it falls back to
@@ -156,7 +157,7 @@ class AlphaMuAgent(SearchAgent):
     OPTIONS = {"depth": int, "worlds": int, "horizon": int, "exact": _exact_option, "rollouts": int, "z": float,
                "rollout": str, "seed": int}
 
-    def __init__(self, game: str, depth: int = 2, worlds: int = 20, horizon: int = 3, exact: int | str | None = None,
+    def __init__(self, game: str, depth: int = 2, worlds: int = 32, horizon: int = 3, exact: int | str | None = None,
                  rollouts: int = 48, z: float = 1.0, rollout: str = "heuristic", seed: int | None = None, *,
                  make_policy: PolicyFactory) -> None:
         self.depth = check_int("alphamu", "depth", depth, 1)
