@@ -1,6 +1,7 @@
 """Double-dummy solver speed: CPU seconds to value every legal card of the seat to play.
 
-For every game (default rules) it reaches ``--positions`` positions by random play from seeded
+For every game whose rules restrict no lead beyond follow suit (``RESTRICTS_LEADS``: the solver
+knows follow suit only), under default rules, it reaches ``--positions`` positions by random play from seeded
 deals, at the first trick of the card play (German Whist: the first trick after the stock) and at
 ``--tricks`` tricks left (trick boundaries), and values every legal card of the seat to lead with
 the compiled solver (:class:`whist_env.engine.compiled_double_dummy.CompiledDoubleDummySolver`,
@@ -30,6 +31,7 @@ from dds_hands import dds_values, read_boards, solver_values
 
 import whist_env
 from agents.search.solving import bridge_like, card_values, dds_card_values, solver_of
+from whist_env import games
 
 
 def position(game_name: str, tricks_left: int | None, seed: int):
@@ -57,8 +59,10 @@ def seconds(clock, fn) -> tuple[float, object]:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--games", nargs="*", default=sorted(whist_env.GAMES), choices=sorted(whist_env.GAMES), metavar="GAME",
-                        help="games to measure (default: all six)")
+    solvable = sorted(g for g in whist_env.GAMES if not games.spec(g).rules.RESTRICTS_LEADS)
+    parser.add_argument("--games", nargs="*", default=solvable, choices=solvable, metavar="GAME",
+                        help="games to measure (default: every game whose rules restrict no lead, RESTRICTS_LEADS: "
+                             f"{', '.join(solvable)})")
     parser.add_argument("--positions", type=int, default=20, help="positions per game and size (default 20)")
     parser.add_argument("--tricks", type=int, nargs="*", default=[7], help="sizes (tricks left) besides the first trick (default 7)")
     parser.add_argument("--budget", type=float, default=120.0, help="CPU seconds per game and size before it is cut short (default 120)")

@@ -9,7 +9,7 @@ Modules of ``benchmarks/soak_checks/``, each importing only those below it:
     chunks    the plan (seeds, chunks, pinned settings), one soak game's result, a chunk written
     batched   a batched-engine sample beside raw_env (``whist_env.vector.differential``)
     game      one soak game: raw_env played at random, each hand held to its game's referee
-    referees  the referee of each game: RULES.md §2–§7 written again
+    referees  the referee of each game, a module each (referees/<game>.py): its RULES.md section written again
     referee   what the referees share (RULES.md §1), the log of a hand, a violation
     grid      the grid of rule options, and the options of each soak game
 

@@ -28,11 +28,19 @@ def make_host(game: str, seats: list[str], *, episode: str = "hand", seed: int =
     return TableHost(table, Analyst(game, worlds=worlds, rollouts=2 * worlds), timeout=timeout, pace=0)
 
 
+def has_zoo_agent(game: str) -> bool:
+    """Whether the model zoo (``agents/zoo``) holds a trained agent of ``game``."""
+    from agents.learned.zoo import available
+
+    return game in available()
+
+
 def default_seats(game: str, human: int = 0, learned: int | None = 1) -> list[str]:
-    """A person at ``human``, the zoo agent at ``learned`` (if given), the rule-based player elsewhere."""
+    """A person at ``human``, the zoo agent at ``learned`` (if given and the zoo holds an agent of
+    ``game``: :func:`has_zoo_agent`), the rule-based player elsewhere."""
     n = len(GAMES[game].raw_env().possible_agents)
     seats = ["heuristic"] * n
-    if learned is not None:
+    if learned is not None and has_zoo_agent(game):
         seats[learned % n] = "zoo"
     seats[human] = "human"
     return seats

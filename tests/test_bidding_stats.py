@@ -11,6 +11,7 @@ from scipy.stats import binomtest
 from training.cli import main as whist
 from training.evaluation.bidding import bidding_stats, format_bidding_stats
 from training.evaluation.stats import wilson_counts
+from whist_env import games
 
 AGENTS = ["player_0", "player_1", "player_2", "player_3"]
 
@@ -97,9 +98,38 @@ def test_bid_whist_credits_the_declaring_partnership_by_seat():
     assert stats["B"]["contracts"] == 0 and math.isnan(stats["B"]["share"]) and math.isnan(stats["B"]["mean_level"])
 
 
+def spades_record(players: dict, bids: dict, taken: dict, options: dict | None = None) -> dict:
+    """A one-hand Spades record (RULES.md §8) with the given bid labels and tricks per agent."""
+    tricks = [trick(a) for a, t in taken.items() for _ in range(t)]
+    actions = [{"step": i, "agent": a, "action": 0, "label": lab, "phase": "bid", "hand_number": 0} for i, (a, lab) in enumerate(bids.items())]
+    hand = {"hand_number": 0, "deal": {}, "tricks": tricks, "points": {a: 0 for a in AGENTS}, "scores": {}}
+    return {"schema": "whist-env/game-record", "version": 1, "game": "spades", "options": {"episode": "hand", **(options or {})},
+            "players": players, "hands": [hand], "actions": actions, "result": {}}
+
+
+def test_spades_side_contracts_and_nils():
+    # side A (player_0 + player_2) bids 4 + nil and takes 3 + 1 = 4: made, but the nil is lost;
+    # side B (player_1 + player_3) bids 5 + 3 = 8 and takes 9: made
+    rec = spades_record(PAIRS, {"player_1": "bid:5", "player_2": "bid:nil", "player_3": "bid:3", "player_0": "bid:4"},
+                        {"player_0": 3, "player_2": 1, "player_1": 4, "player_3": 5})
+    # side A bids 6 + blind nil and takes 5 (the blind nil none): set, the blind nil made
+    blind = spades_record(PAIRS, {"player_0": "bid:6", "player_1": "bid:2", "player_2": "bid:blind_nil", "player_3": "bid:2"},
+                          {"player_0": 5, "player_1": 8}, {"blind_nil": True})
+    stats = bidding_stats([rec, blind])["spades"]
+    a, b = stats["A"], stats["B"]
+    assert (a["hands"], a["bids"], a["made"], a["mean_bid"], a["nils"], a["nils_made"]) == (4, 2, 1, 5.0, 2, 1)
+    assert (b["hands"], b["bids"], b["made"], b["mean_bid"], b["nils"], b["nils_made"]) == (4, 4, 4, 3.0, 0, 0)
+    assert a["share"] == 0.5 and a["nil"]["share"] == 0.5 and math.isnan(b["nil"]["share"])
+    assert a["ci"] == wilson_counts(1, 2)
+    text = format_bidding_stats({"spades": stats})
+    assert text.startswith("Partnership Spades: bids whose side made its contract, and nils made")
+
+
 def test_other_games_are_ignored_and_empty_input_gives_no_tables():
     assert bidding_stats([{"game": "classic_whist", "hands": [], "actions": []}]) == {}
-    assert "no Romanian Whist or Bid Whist records" in format_bidding_stats({})
+    none = format_bidding_stats({})
+    assert none.startswith("no Romanian Whist or Bid Whist")  # the games with bids, in RULES.md's order
+    assert none == "no " + " or ".join(spec.docs.title for spec in games.specs() if spec.bids is not None) + " records"
     assert all(math.isnan(x) for x in wilson_counts(0, 0))
 
 

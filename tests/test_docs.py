@@ -32,6 +32,8 @@ def test_check_names_a_page_edited_by_hand(tmp_path, monkeypatch, capsys):
     for path, text in pages.items():
         (tmp_path / path).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / path).write_text(text, encoding="utf-8")
+    config = (ROOT / generate.SITE_CONFIG).read_text(encoding="utf-8")
+    (tmp_path / generate.SITE_CONFIG).write_text(config, encoding="utf-8")
     monkeypatch.setattr(generate, "ROOT", tmp_path)
     monkeypatch.setattr(generate, "pages", lambda: pages)
     assert generate.main(["--check"]) == 0
@@ -40,6 +42,26 @@ def test_check_names_a_page_edited_by_hand(tmp_path, monkeypatch, capsys):
     target.write_text(target.read_text(encoding="utf-8").replace("| `pass` |", "| `pass!` |"), encoding="utf-8")
     assert generate.main(["--check"]) == 1
     assert str(edited) in capsys.readouterr().err
+    target.write_text(pages[edited], encoding="utf-8")
+    # a game's nav entry removed by hand is named too, and written back
+    entry = next(line for line in config.splitlines() if line.strip() == "- Bid Whist: games/bid_whist.md")
+    (tmp_path / generate.SITE_CONFIG).write_text(config.replace(entry + "\n", ""), encoding="utf-8")
+    assert generate.main(["--check"]) == 1
+    assert str(generate.SITE_CONFIG) in capsys.readouterr().err
+    assert generate.main([]) == 0
+    assert (tmp_path / generate.SITE_CONFIG).read_text(encoding="utf-8") == config
+
+
+def test_the_games_nav_is_one_entry_per_registered_game_between_its_markers():
+    from whist_env import games
+
+    generate = load_generator()
+    config = (ROOT / generate.SITE_CONFIG).read_text(encoding="utf-8")
+    lines = [line.strip() for line in config.splitlines()]
+    inside = lines[lines.index(generate.NAV_START) + 1 : lines.index(generate.NAV_END)]
+    assert inside == [f"- {spec.docs.title}: games/{spec.name}.md" for spec in games.specs()]
+    with pytest.raises(ValueError, match="must hold the line"):
+        generate.site_config(config.replace(generate.NAV_END, ""))
 
 
 def test_every_generated_page_says_it_is_generated_and_has_every_table():

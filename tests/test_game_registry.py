@@ -31,6 +31,12 @@ class MiniWhist(ClassicWhist):
     NAME = NAME
 
 
+class LeadsRestricted(MiniWhist):
+    """:class:`MiniWhist` claiming a lead rule beyond follow suit (as Spades', RULES.md §8.4)."""
+
+    RESTRICTS_LEADS = True
+
+
 class VectorMiniWhist(VectorClassicWhist):
     """The batched engine of :class:`MiniWhist` (Classic's, under the test game's name)."""
 
@@ -181,7 +187,13 @@ def test_its_docs_page_is_generated(mini_whist, monkeypatch):
     assert "Full rules: [RULES.md §2. Classic Whist]" in page
     monkeypatch.setattr(generate, "game_page", lambda game: game)  # every page's text is its game's name
     assert generate.pages()[generate.GAMES_DIR / "mini_whist.md"] == NAME
-    assert len(generate.pages()) == len(whist_env.GAMES) == 7
+    # one page per registered game, the test's game among them, and no other
+    assert set(generate.pages()) == {generate.GAMES_DIR / f"{game}.md" for game in whist_env.GAMES} == \
+        {generate.GAMES_DIR / f"{spec.name}.md" for spec in games.specs()}
+    assert NAME in whist_env.GAMES
+    # and its entry of the site's nav, after Classic Whist's (RULES.md §2, then by name)
+    nav = generate.site_config((ROOT / generate.SITE_CONFIG).read_text(encoding="utf-8")).splitlines()
+    assert nav.index("      - Mini Whist: games/mini_whist.md") == nav.index("      - Classic Whist: games/classic_whist.md") + 1
 
 
 def test_the_benchmark_protocol_plays_it_under_its_evaluation_options(mini_whist):
@@ -198,6 +210,8 @@ def test_its_bids_count_when_it_has_them():
     from training.learn.zoo import BIDDING_GAMES
 
     assert bid_style(NAME) is None and NAME not in BIDDING_GAMES
+    # the titles of the games with bids, in RULES.md's order (its section), then by name
+    titled = [(spec.docs.section, spec.name, spec.docs.title) for spec in games.specs() if spec.bids is not None]
     from whist_env.rules.romanian import RomanianWhist
 
     class MiniRomanian(RomanianWhist):
@@ -217,7 +231,9 @@ def test_its_bids_count_when_it_has_them():
         assert {label: (s["bids"], s["exact"]) for label, s in stats["mini_romanian"].items()} == \
             {"player_0": (1, 1), "player_1": (1, 0)}
         assert format_bidding_stats(stats).startswith("Mini Romanian: exact bids")
-        assert format_bidding_stats({}) == "no Mini Romanian or Romanian Whist or Bid Whist records"  # RULES.md order, then by name
+        none = format_bidding_stats({})
+        assert none.startswith("no Mini Romanian or Romanian Whist or Bid Whist")  # RULES.md order, then by name
+        assert none == "no " + " or ".join(title for _, _, title in sorted([(5, "mini_romanian", "Mini Romanian"), *titled])) + " records"
     assert "mini_romanian" not in BIDDING_GAMES
 
 
@@ -251,7 +267,15 @@ def test_after_unregistering_it_is_gone(mini_whist):
     ({"vector": "whist_env.vector:classic:VectorClassicWhist"},
      "mini_whist: vector must be 'module:Class' or None, got 'whist_env.vector:classic:VectorClassicWhist'"),
     ({"exact_open_play": ""}, "mini_whist: exact_open_play must be 'module:Class' or None, got ''"),
-    ({"bids": "auction"}, "mini_whist: bids must be one of ['exact', 'contract'] or None, got 'auction'"),
+    ({"bids": "auction"}, "mini_whist: bids must be one of ['exact', 'contract', 'side'] or None, got 'auction'"),
+    ({"golden_options": {"defaults": {}, "no honours": {"honours": False}}},
+     "mini_whist: golden_options must map option set names ([a-z0-9_]) to rule options, got "
+     "{'defaults': {}, 'no honours': {'honours': False}}"),
+    ({"golden_options": {"defaults": {}, "no_honours": {"honors": False}}},
+     "mini_whist: golden_options must name rule options of ClassicOptions, got unknown ['honors']"),
+    ({"rules": LeadsRestricted},
+     "mini_whist: its rules restrict leads (RESTRICTS_LEADS), which the double-dummy solver does not know, "
+     "yet phase(s) ['play'] are searched as 'solve'"),
     ({"retired": {0: "0.2.0"}}, "mini_whist: retired versions must be ints in [0, 0), got [0]"),
     ({"version": 1, "retired": {-1: "0.2.0"}}, "mini_whist: retired versions must be ints in [0, 1), got [-1]"),
 ])

@@ -19,7 +19,7 @@ import pytest
 
 from agents.heuristics import HEURISTICS
 from agents.random_agent import RandomAgent
-from whist_env import GAMES
+from whist_env import GAMES, games
 
 DATA = Path(__file__).resolve().parent / "data" / "heuristic_decisions.json"
 HANDS_PER_CASE = 40
@@ -42,6 +42,10 @@ CASES: dict[str, tuple[str, dict]] = {
     "cutthroat_super_jokers": ("cutthroat_whist", {"jokers_high": True, "big_joker": "black"}),
     "cutthroat_52": ("cutthroat_whist", {"deck": "52"}),
 }
+# A game whose heuristic has no case above is pinned on its descriptor's golden option sets
+# (``GameSpec.golden_options``), so that a new game needs no line here.
+CASES.update({f"{game}__{name}": (game, dict(options)) for game in sorted(set(HEURISTICS) - {g for g, _ in CASES.values()})
+              for name, options in games.spec(game).golden_options.items()})
 
 
 def heuristic_decisions(game: str, options: dict, hands: int = HANDS_PER_CASE) -> list[list[int]]:
@@ -49,7 +53,7 @@ def heuristic_decisions(game: str, options: dict, hands: int = HANDS_PER_CASE) -
 
     Even deals seat the heuristic everywhere; odd deals alternate it with seeded random players.
     """
-    env = GAMES[game].raw_env(episode="hand", **options)
+    env = GAMES[game].raw_env(**{"episode": "hand", **options})
     heuristic = HEURISTICS[game]()
     out = []
     for i in range(hands):

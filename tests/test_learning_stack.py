@@ -19,6 +19,7 @@ from training.evaluation.seed_ranges import TRAINING
 from training.learn.config import ConfigError, config_from_dict
 from training.learn.ppo import LEARNER, PPOTrainer, SelfPlayCollector, build_batch
 from training.learn.warm_start import fit_samples, teacher_samples
+from whist_env import games
 
 GAMES = sorted(whist_env.GAMES)
 
@@ -357,9 +358,12 @@ BIDDING_GAMES = [g for g in GAMES if whist_env.GAMES[g].raw_env().game.BIDDING_P
 
 
 def test_the_bidding_games_and_their_bidding_phases():
+    """The rules' bidding phases are the phases whose decision the descriptor calls a bid or a
+    declaration (the terms of a contract, chosen before card play), in the descriptor's order."""
     phases = {g: whist_env.GAMES[g].raw_env().game.BIDDING_PHASES for g in GAMES}
-    assert phases == {"bid_whist": ("auction", "declare"), "classic_whist": (), "cutthroat_whist": (), "german_whist": (),
-                      "minnesota_whist": ("bid_card",), "romanian_whist": ("bid",)}
+    assert phases == {g: tuple(p for p, d in games.spec(g).decisions.items() if d.kind in (games.BID, games.DECLARATION))
+                      for g in GAMES}
+    assert phases["bid_whist"] == ("auction", "declare") and phases["classic_whist"] == ()
 
 
 def test_a_bid_head_in_a_game_without_bids_is_refused(tmp_path):

@@ -4,6 +4,7 @@ bounded boxes and warn about nothing but PettingZoo's dict-observation conventio
 
 from __future__ import annotations
 
+import math
 import warnings
 
 import numpy as np
@@ -12,6 +13,8 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test
 
 import whist_env
+from whist_env import games
+from whist_env.rules.base import TrickTakingGame
 from whist_env.wrappers import SingleAgentWhistEnv
 
 #: Option sets that push the features to their ends: long games, match play, extreme scores.
@@ -62,11 +65,21 @@ def test_every_observation_lies_in_its_finite_box(game, options):
 
 
 def test_score_scale_of_each_game():
+    """The rules' default scale (``TrickTakingGame.score_scale``) is the default target score of
+    the game's options, 10 where it has none; a game whose rules give a scale of their own is
+    checked by its own example below."""
     scales = {g: m.raw_env().game.score_scale() for g, m in whist_env.GAMES.items()}
+    expected = {}
+    for spec in games.specs():
+        if spec.rules.score_scale is TrickTakingGame.score_scale:
+            expected[spec.name] = float(getattr(spec.options(), "target_score", None) or 10)
+    assert {g: scales[g] for g in expected} == expected
+    assert all(math.isfinite(x) and x > 0 for x in scales.values())
+    assert {g: scales[g] for g in ("classic_whist", "minnesota_whist", "german_whist", "bid_whist", "cutthroat_whist")} == \
+        {"classic_whist": 5.0, "minnesota_whist": 13.0, "german_whist": 10.0, "bid_whist": 7.0, "cutthroat_whist": 7.0}
     # Romanian, 4 players, 1-8-1: deal sizes 1 x4, 2..7, 8 x4, 7..2, 1 x4 (24 deals, 94 cards each):
     # exact bids everywhere score 24 x 5 + 94 = 214
-    assert scales == {"classic_whist": 5.0, "minnesota_whist": 13.0, "german_whist": 10.0, "romanian_whist": 214.0,
-                      "bid_whist": 7.0, "cutthroat_whist": 7.0}
+    assert scales["romanian_whist"] == 214.0
 
 
 def test_bounds_of_match_and_extra_features():

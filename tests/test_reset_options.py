@@ -12,20 +12,14 @@ import pytest
 import torch
 
 import whist_env
-from whist_env import vector
+from whist_env import games, vector
 from whist_env.wrappers import SingleAgentWhistEnv
 
 GAMES = sorted(whist_env.GAMES)
 
-#: The keys each game's fixed deal reads: hands, dealer and the game's own extras (RULES.md).
-ALLOWED = {
-    "bid_whist": ["dealer", "hands", "kitty"],
-    "classic_whist": ["dealer", "hands", "turn_up"],
-    "cutthroat_whist": ["dealer", "hands"],
-    "german_whist": ["dealer", "hands", "stock"],
-    "minnesota_whist": ["dealer", "hands"],
-    "romanian_whist": ["deal_index", "dealer", "hands", "turn_up"],
-}
+#: The keys each game's fixed deal reads, sorted: hands, dealer and the game's own extras (its
+#: rules' ``DEAL_EXTRAS``, RULES.md).
+ALLOWED = {game: sorted(("hands", "dealer", *games.spec(game).rules.DEAL_EXTRAS)) for game in GAMES}
 
 
 def refusal(game: str, unknown: list[str]) -> str:
@@ -54,6 +48,8 @@ def first_legal(env) -> int:
 
 def test_every_game_is_listed():
     assert sorted(ALLOWED) == GAMES
+    assert ALLOWED["classic_whist"] == ["dealer", "hands", "turn_up"]
+    assert ALLOWED["romanian_whist"] == ["deal_index", "dealer", "hands", "turn_up"]
     for game in GAMES:
         assert sorted(whist_env.GAMES[game].raw_env().game.deal_keys()) == ALLOWED[game]
 

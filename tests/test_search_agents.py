@@ -9,6 +9,7 @@ import whist_env
 from agents.registry import make_agent
 from agents.search import ISMCTSAgent, PIMCAgent
 from training.evaluation.match import evaluate_pair
+from whist_env import games
 from whist_env.envs.policy_action import policy_action
 
 GAMES = sorted(whist_env.GAMES)
@@ -112,6 +113,41 @@ def test_dds_serves_bridge_like_hands_only_and_agrees_with_the_solver():
         if bridge_like(g):
             solver = DoubleDummySolver(g.ctx, [g.side_of(p) for p in range(4)])
             assert dds_card_values(g) == solver.card_values(g.hands, g.leader, g.trick)
+
+
+def test_no_double_dummy_solver_is_offered_a_game_whose_rules_restrict_leads():
+    """A game whose rules restrict leads beyond follow suit (``RESTRICTS_LEADS``: Spades' unbroken
+    spades, RULES.md §8.4) is not bridge-like, and the compiled solver refuses it; every other
+    game's solver applies."""
+    from agents.search.solving import bridge_like, dds_applies, solver_applies, solver_of
+
+    for game in GAMES:
+        g = whist_env.GAMES[game].raw_env().game
+        restricted = type(g).RESTRICTS_LEADS
+        assert solver_applies(g) is (not restricted), game
+        if restricted:
+            assert not bridge_like(g) and not dds_applies(g) and not games.spec(game).phases_searched_as("solve"), game
+            with pytest.raises(ValueError, match="restrict leads"):
+                solver_of(g)
+
+
+@pytest.mark.parametrize("game", [g for g in GAMES if games.spec(g).rules.RESTRICTS_LEADS])
+def test_pimc_never_solves_a_game_whose_rules_restrict_leads(game, monkeypatch):
+    """Even told to solve every decision (``exact=26``), pimc values such a game's bids and cards
+    by rollouts: the solver is never called."""
+    import agents.search.pimc as pimc
+
+    if games.spec(game).heuristic is None:
+        pytest.skip(f"{game} has no rule-based player yet (pimc's fallback)")
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("the double-dummy solver was called")
+
+    monkeypatch.setattr(pimc, "card_values", refuse)
+    monkeypatch.setattr(pimc, "solved_tricks", refuse)
+    agent = make_agent("pimc:worlds=2,rollouts=4,exact=26,rollout=random", game, seed=0)
+    result = evaluate_pair(game, agent, make_agent("random", game), 1, seed=3, options={"episode": "hand"})
+    assert result.deals == 1
 
 
 @pytest.mark.parametrize("game", GAMES)

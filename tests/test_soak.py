@@ -17,6 +17,7 @@ import pytest
 from whist_env import GAMES, games
 from whist_env.rules.classic import ClassicWhist
 from whist_env.rules.cutthroat import CutthroatWhist
+from whist_env.rules.options import CommonOptions, option
 
 BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 sys.path.insert(0, str(BENCHMARKS))
@@ -43,15 +44,40 @@ def test_the_grid_lists_every_option_and_every_value_is_played_once_per_run_of_g
                 assert sorted(drawn) == sorted(value_key(v) for v in values), (game, name)
     assert option_grid("romanian_whist")["num_players"] == (3, 4, 5, 6)
     assert option_grid("bid_whist")["kitty"] == (False, True)
+    for game in GAMES:  # an option's own samples win over the values shared by name and those its check lists
+        for f in dataclasses.fields(games.spec(game).options):
+            if f.metadata.get("samples"):
+                assert option_grid(game)[f.name] == f.metadata["samples"], (game, f.name)
+    assert option_grid("classic_whist")["target_score"] == (1, 2, 5) and option_grid("german_whist")["target_score"] == (1, 3)
+
+
+def test_an_option_whose_check_lists_nothing_plays_its_default_and_the_int_nearest_0(monkeypatch):
+    from soak_checks import grid
+
+    @dataclasses.dataclass(frozen=True)
+    class Options(CommonOptions):
+        threshold: int = option(-350, lambda v: None if isinstance(v, int) and v < 0 else "an int < 0", "a custom check")
+        name: str = option("x", lambda v: None if v == "x" else "'x'", "a custom check of text")
+
+    class Spec:
+        options = Options
+
+    monkeypatch.setattr(grid.games, "spec", lambda game: Spec)
+    grid.option_grid.cache_clear()
+    try:
+        assert grid.option_grid("custom")["threshold"] == (-350, -1)
+        assert grid.option_grid("custom")["name"] == ("x",)
+    finally:
+        grid.option_grid.cache_clear()
 
 
 def test_a_short_soak_of_every_game_finds_no_failure_covers_every_option_value_and_resumes(tmp_path):
-    plan = Plan(tuple(GAMES), total=180, chunk=60, vector_every=10, batch=2)
+    plan = Plan(tuple(GAMES), total=30 * len(GAMES), chunk=10 * len(GAMES), vector_every=10, batch=2)  # 30 games of each, 3 chunks
     summary = soak(plan, tmp_path, workers=1, quiet=True)
     text = io.StringIO()
     report(summary, out=text)
     assert summary.failures == [], text.getvalue()
-    assert summary.games == 180 and set(summary.per_game) == set(GAMES)
+    assert summary.games == 30 * len(GAMES) and set(summary.per_game) == set(GAMES)
     assert summary.missing_coverage() == {}, text.getvalue()
     for game, row in summary.per_game.items():
         assert row["games"] == 30 and row["hands"] >= 30
@@ -60,9 +86,9 @@ def test_a_short_soak_of_every_game_finds_no_failure_covers_every_option_value_a
     assert sum(row["batched_samples"] for row in summary.per_game.values()) > 0
     assert len(list(tmp_path.glob("chunk_*.json"))) == 3
     again = soak(plan, tmp_path, workers=1, quiet=True)
-    assert again.played_now == 0 and again.games == 180 and again.per_game == summary.per_game
+    assert again.played_now == 0 and again.games == 30 * len(GAMES) and again.per_game == summary.per_game
     with pytest.raises(ValueError, match="use another --out"):
-        soak(dataclasses.replace(plan, chunk=30), tmp_path, quiet=True)
+        soak(dataclasses.replace(plan, chunk=5 * len(GAMES)), tmp_path, quiet=True)
 
 
 def test_a_wrong_trick_winner_is_reported_with_its_seed_and_replays(monkeypatch, tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 
 import gymnasium
@@ -10,6 +11,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import whist_env
+from whist_env import games
+from whist_env.rules.options import CommonOptions, is_bool
 from whist_env.wrappers import SingleAgentWhistEnv, UniformRandomPolicy, gymnasium_id
 
 
@@ -312,25 +315,34 @@ def test_classic_gymnasium_id_name():
     assert env.reset(seed=0)[1]["learner_seat"] == 1
 
 
-#: One rule option per game, at a value other than its default, given to ``gymnasium.make`` as
-#: a keyword argument as the game's PettingZoo ``env()`` takes it.
-RULE_OPTION = {
-    "bid_whist": ("big_joker", "black"),
-    "classic_whist": ("honours", False),
-    "cutthroat_whist": ("deck", "52"),
-    "german_whist": ("scoring", "over_six"),
-    "minnesota_whist": ("grand_leader", "right"),
-    "romanian_whist": ("schedule", "8-1-8"),
-}
+def rule_option_cases() -> list[tuple[str, str, object]]:
+    """``(game, option, value)``: every rule option of each game's own options class (not those
+    every game has, RULES.md §1.9) whose check enumerates its values (a bool, a ``one_of``), at
+    each value other than its default, given to ``gymnasium.make`` as a keyword argument as the
+    game's PettingZoo ``env()`` takes it."""
+    common = {f.name for f in dataclasses.fields(CommonOptions)}
+    cases = []
+    for game in sorted(whist_env.GAMES):
+        for f in dataclasses.fields(games.spec(game).options):
+            check = f.metadata["check"]
+            values = (False, True) if check is is_bool else getattr(check, "values", None)
+            if f.name not in common and values is not None:
+                cases += [(game, f.name, v) for v in values if v != f.default]
+    return cases
+
+
+RULE_OPTION = rule_option_cases()
 
 
 def test_every_game_has_a_rule_option_case():
-    assert sorted(RULE_OPTION) == sorted(whist_env.GAMES)
+    assert sorted({game for game, _, _ in RULE_OPTION}) == sorted(whist_env.GAMES)
+    assert {("bid_whist", "big_joker", "black"), ("classic_whist", "honours", False), ("cutthroat_whist", "deck", "52"),
+            ("german_whist", "scoring", "over_six"), ("minnesota_whist", "grand_leader", "right"),
+            ("romanian_whist", "schedule", "8-1-8")} <= set(RULE_OPTION)
 
 
-@pytest.mark.parametrize("game", sorted(whist_env.GAMES))
-def test_rule_options_as_keywords_reach_the_rules(game):
-    name, value = RULE_OPTION[game]
+@pytest.mark.parametrize(("game", "name", "value"), RULE_OPTION, ids=[f"{g}-{n}={v}" for g, n, v in RULE_OPTION])
+def test_rule_options_as_keywords_reach_the_rules(game, name, value):
     assert getattr(whist_env.GAMES[game].raw_env().game.options, name) != value  # not the default
     env = gymnasium.make(gymnasium_id(game), **{name: value})
     assert getattr(env.unwrapped.raw.game.options, name) == value
@@ -339,9 +351,8 @@ def test_rule_options_as_keywords_reach_the_rules(game):
     assert obs in env.observation_space
 
 
-@pytest.mark.parametrize("game", sorted(whist_env.GAMES))
-def test_bad_rule_option_keywords_raise_what_env_raises(game):
-    name, _ = RULE_OPTION[game]
+@pytest.mark.parametrize(("game", "name"), sorted({(g, n) for g, n, _ in RULE_OPTION}))
+def test_bad_rule_option_keywords_raise_what_env_raises(game, name):
     module = whist_env.GAMES[game]
     options_class = type(module.raw_env().game.options).__name__
     for bad, start in (({"colour": "red"}, f"unknown option(s) ['colour'] for {options_class}; known options: ["),

@@ -265,7 +265,7 @@ def configure_eval(parser: argparse.ArgumentParser) -> None:
                              "DIR/<game>__<agent A>__vs__<agent B>.jsonl; view one with 'whist replay FILE --html out.html'")
     parser.add_argument("--bid-stats", action="store_true",
                         help="after the match table, print bidding statistics from the game records (exact bids in Romanian "
-                             "Whist, contracts made in Bid Whist); records go to a temporary folder without --records")
+                             "Whist, contracts made in Bid Whist, side contracts and nils made in Spades); records go to a temporary folder without --records")
 
 
 def configure_teach(parser: argparse.ArgumentParser) -> None:
@@ -545,7 +545,7 @@ SUBCOMMANDS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], str
                "training.evaluation.league:run_league"),
     "leaderboard": ("recompute ratings and pairwise win rates from the results store", configure_leaderboard,
                     "training.evaluation.league:run_leaderboard"),
-    "bid-stats": ("bidding statistics (exact bids, contracts made) from game records", configure_bid_stats,
+    "bid-stats": ("bidding statistics (exact bids, contracts made, side contracts and nils) from game records", configure_bid_stats,
                   "training.evaluation.bidding:run_bid_stats"),
     "plot": ("write PNG figures from the results store, tensorboard logs and game records", configure_plot,
              "training.viewers.plots:run_plot"),

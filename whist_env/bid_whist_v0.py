@@ -26,6 +26,18 @@ SPEC = GameSpec(
     vector="whist_env.vector.bid_whist:VectorBidWhist",
     heuristic="agents.heuristics.bid_whist:BidWhistHeuristicAgent",
     bids="contract",
+    golden_options={
+        "defaults": {},
+        "no_kitty_no_jokers": {"kitty": False, "downtown_aces": "bad", "no_trump_double": False, "episode": "hand"},
+        "wild_deuces_sport_kitty": {
+            "deuces_wild": True,
+            "jokers_high": True,
+            "sport_kitty": True,
+            "big_joker": "black",
+            "dealer_can_match": True,
+            "episode": "hand",
+        },
+    },
     docs=GameDocs(
         "Bid Whist",
         6,

@@ -21,6 +21,13 @@ SPEC = GameSpec(
     vector="whist_env.vector.classic:VectorClassicWhist",
     heuristic="agents.heuristics.classic:ClassicHeuristicAgent",
     evaluation_options={"honours": False},  # honours are dealt luck (RULES.md §2.7)
+    golden_options={
+        "defaults": {},
+        "no_honours_fixed_trump": {"honours": False, "trump_mode": "fixed_rotation", "reward": "win_loss"},
+        "hand_score_dealer_2": {"episode": "hand", "reward": "score", "first_dealer": 2},
+        # revoke mode over one hand (a whole game of uniform play revokes in nearly every hand)
+        "revoke_hand": {"allow_revoke": True, "episode": "hand", "reward": "score"},
+    },
     docs=GameDocs(
         "Classic Whist",
         2,

@@ -19,6 +19,11 @@ SPEC = GameSpec(
     solver_depth=10,
     vector="whist_env.vector.cutthroat:VectorCutthroatWhist",
     heuristic="agents.heuristics.cutthroat:CutthroatHeuristicAgent",
+    golden_options={
+        "defaults": {},
+        "deck52_two_hands": {"deck": "52", "num_hands": 2},
+        "jokers_high_hand": {"jokers_high": True, "big_joker": "black", "episode": "hand"},
+    },
     docs=GameDocs(
         "Cutthroat Whist",
         7,

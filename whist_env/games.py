@@ -48,8 +48,10 @@ DECISION_KINDS = (CARD_PLAY, BID, DECLARATION, DISCARD, STOCK_DRAW)
 SEARCH_TREATMENTS = ("solve", "rollout", "forecast", "contract", "heuristic")
 
 #: What a game's bids are, for the bidding statistics: ``"exact"`` (each player bids the exact
-#: number of tricks it will take) or ``"contract"`` (an auction names a declarer and a contract).
-BID_STYLES = ("exact", "contract")
+#: number of tricks it will take), ``"contract"`` (an auction names a declarer and a contract) or
+#: ``"side"`` (each player bids the tricks it will take at least, or nil, none; its side's
+#: contract is the sum of its players' bids).
+BID_STYLES = ("exact", "contract", "side")
 
 _NAME = re.compile(r"[a-z][a-z0-9]*(_[a-z0-9]+)*")
 _PATH = re.compile(r"[A-Za-z_][\w.]*:[A-Za-z_]\w*")
@@ -105,6 +107,10 @@ class GameSpec:
             under, besides its defaults (Classic: ``{"honours": False}``, honours being dealt luck).
         bids: :data:`BID_STYLES` of its bids, or ``None`` (no bids, or none the bidding
             statistics count).
+        golden_options: option set name -> rule options of the golden playthroughs that pin its
+            env version (``tests/golden``, docs/versioning.md): ``"defaults"`` (``{}``) and at
+            least one set that changes play or scoring; each set's names are rule options of
+            :attr:`options`.
         retired: retired env version -> the package release (``whist_env.__version__``) that
             retired it; each retired id is registered only to be refused.
     Raises:
@@ -122,6 +128,7 @@ class GameSpec:
     exact_open_play: str | None = None
     evaluation_options: Mapping[str, Any] = field(default_factory=dict)
     bids: str | None = None
+    golden_options: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     retired: Mapping[int, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -147,6 +154,17 @@ class GameSpec:
         if not isinstance(self.evaluation_options, Mapping) or unknown:
             raise ValueError(f"{self.name}: evaluation_options must name rule options of {getattr(self.rules, 'OPTIONS', self.rules).__name__}, "
                              f"got unknown {unknown or self.evaluation_options!r}")
+        golden = self.golden_options
+        if not (isinstance(golden, Mapping) and all(isinstance(k, str) and _NAME.fullmatch(k) and isinstance(v, Mapping)
+                                                    for k, v in golden.items())):
+            raise ValueError(f"{self.name}: golden_options must map option set names ([a-z0-9_]) to rule options, got {golden!r}")
+        unknown = sorted({k for options in golden.values() for k in options} - known) if known is not None else []
+        if unknown:
+            raise ValueError(f"{self.name}: golden_options must name rule options of {self.rules.OPTIONS.__name__}, got unknown {unknown}")
+        solved = [p for p, d in self.decisions.items() if d.search == "solve"]
+        if getattr(self.rules, "RESTRICTS_LEADS", False) and solved:
+            raise ValueError(f"{self.name}: its rules restrict leads (RESTRICTS_LEADS), which the double-dummy solver does not know, "
+                             f"yet phase(s) {solved} are searched as 'solve'")
         for key in ("vector", "heuristic", "exact_open_play"):
             path = getattr(self, key)
             if path is not None and not (isinstance(path, str) and _PATH.fullmatch(path)):
@@ -157,12 +175,14 @@ class GameSpec:
             raise ValueError(f"{self.name}: retired versions must be ints in [0, {self.version}), got {list(self.retired)}")
         object.__setattr__(self, "decisions", types.MappingProxyType(dict(self.decisions)))
         object.__setattr__(self, "evaluation_options", types.MappingProxyType(dict(self.evaluation_options)))
+        object.__setattr__(self, "golden_options", types.MappingProxyType(
+            {k: types.MappingProxyType(dict(v)) for k, v in self.golden_options.items()}))
         object.__setattr__(self, "retired", types.MappingProxyType(dict(self.retired)))
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickled field by field (its read-only mappings as dicts): worker processes get it whole."""
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
-        return _rebuild, (type(self), {k: dict(v) if isinstance(v, Mapping) else v for k, v in values.items()})
+        return _rebuild, (type(self), {k: _plain(v) for k, v in values.items()})
 
     @property
     def options(self) -> type:
@@ -188,6 +208,11 @@ class GameSpec:
     def phases_searched_as(self, treatment: str) -> tuple[str, ...]:
         """The phases whose decisions search treats as ``treatment`` (:data:`SEARCH_TREATMENTS`)."""
         return tuple(p for p, d in self.decisions.items() if d.search == treatment)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` with every (read-only) mapping in it a ``dict``, for pickling."""
+    return {k: _plain(v) for k, v in value.items()} if isinstance(value, Mapping) else value
 
 
 def _rebuild(cls: type[GameSpec], values: dict[str, Any]) -> GameSpec:

@@ -20,6 +20,10 @@ SPEC = GameSpec(
     vector="whist_env.vector.german:VectorGermanWhist",
     heuristic="agents.heuristics.german:GermanHeuristicAgent",
     exact_open_play="agents.heuristics.german:ExactAfterStock",
+    golden_options={
+        "defaults": {},
+        "over_six_non_dealer": {"scoring": "over_six", "first_leader": "non_dealer", "target_score": 3},
+    },
     docs=GameDocs(
         "German Whist",
         4,

@@ -20,6 +20,10 @@ SPEC = GameSpec(
     solver_depth=8,
     vector="whist_env.vector.minnesota:VectorMinnesotaWhist",
     heuristic="agents.heuristics.minnesota:MinnesotaHeuristicAgent",
+    golden_options={
+        "defaults": {},
+        "doubling_right_two_hands": {"doubling_variation": True, "grand_leader": "right", "num_hands": 2, "reward": "score"},
+    },
     docs=GameDocs(
         "Minnesota Whist",
         3,

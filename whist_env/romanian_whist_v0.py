@@ -21,6 +21,10 @@ SPEC = GameSpec(
     vector="whist_env.vector.romanian:VectorRomanianWhist",
     heuristic="agents.heuristics.romanian:RomanianHeuristicAgent",
     bids="exact",
+    golden_options={
+        "defaults": {},
+        "five_players_8_1_8": {"num_players": 5, "schedule": "8-1-8", "trump_on_one_card_deals": True, "streak_length": 3},
+    },
     docs=GameDocs(
         "Romanian Whist",
         5,

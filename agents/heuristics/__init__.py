@@ -12,6 +12,8 @@ module             what it holds
 ``romanian``       Romanian Whist (§5): exact bids and must-trump play
 ``bid_whist``      Bid Whist (§6): the auction, the kitty, uptown / downtown / no-trump
 ``cutthroat``      Cutthroat Whist (§7): each for self, jokers
+``spades``         Partnership Spades (§8): trick-count and nil bids, covering and breaking
+                   nils, ducking once the contract is made
 =================  =====================================================================
 
 ``HEURISTICS`` maps a game name to its player's class; ``EXACT_OPEN_PLAY`` maps a game with an
@@ -31,6 +33,7 @@ from agents.heuristics.cutthroat import CutthroatHeuristicAgent
 from agents.heuristics.german import ExactAfterStock, GermanHeuristicAgent
 from agents.heuristics.minnesota import MinnesotaHeuristicAgent
 from agents.heuristics.romanian import RomanianHeuristicAgent
+from agents.heuristics.spades import SpadesHeuristicAgent
 from whist_env import games
 
 #: Game name -> rule-based agent class for that game (a ``card_play.HeuristicAgent`` subclass,
@@ -53,4 +56,5 @@ __all__ = [
     "GermanHeuristicAgent",
     "MinnesotaHeuristicAgent",
     "RomanianHeuristicAgent",
+    "SpadesHeuristicAgent",
 ]

@@ -41,7 +41,7 @@ import numpy as np
 
 from agents.search.base import PolicyFactory, SearchAgent
 from agents.search.pimc import VALUES_TRICKS, PIMCAgent, _exact_option
-from agents.search.solving import solver_of
+from agents.search.solving import solver_applies, solver_of
 from agents.search.spec import check_int, check_real
 from whist_env import games
 from whist_env.engine.cards import cards_of
@@ -201,7 +201,8 @@ class AlphaMuAgent(SearchAgent):
         info = env.information_state(agent)
         seat = env.possible_agents.index(agent)
         tricks_left = len(info["hand"]) + (1 if info["trick"] else 0)
-        searched = self.game_spec.decision(info["phase"]).search == "solve" and env.game.trick_objective(seat) != 0
+        searched = (self.game_spec.decision(info["phase"]).search == "solve" and env.game.trick_objective(seat) != 0
+                    and solver_applies(env.game))
         if not (searched and tricks_left <= min(self.horizon, self.pimc._exact_limit())):
             action = self.pimc.act_in_env(env, agent)
             self.last_values = self.pimc.last_values

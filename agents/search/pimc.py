@@ -37,7 +37,8 @@ worlds per action and many actions (Bid Whist's 18 candidate discards) the best 
 the luckiest one.
 
 **Exact bids** (``"forecast"``: Romanian Whist). In each world the agent's tricks are counted:
-double dummy with every other player against it once the hand has at most ``exact`` cards, else
+double dummy with every other player against it once the hand has at most ``exact`` cards (in a
+game whose rules restrict no lead, ``RESTRICTS_LEADS``: the solver knows follow suit only), else
 by a rollout of the ``rollout`` policy (its own bid included). The agent bids the count most
 often seen that the rules allow (the hook rule); ties go to the best mean value of the bid over
 the worlds (``contract_value``: the deal score, RULES.md §5.7, streaks left out), then to the
@@ -80,7 +81,7 @@ import numpy as np
 from agents.search.base import PolicyFactory, SearchAgent
 from agents.search.inference import WorldWeights, effective_sample_size, systematic_resample
 from agents.search.rollout import side_value
-from agents.search.solving import card_values, solved_tricks
+from agents.search.solving import card_values, solved_tricks, solver_applies
 from agents.search.spec import check_int, check_real
 from whist_env import games
 from whist_env.envs.policy_protocols import ActsInEnv, UniformChoice
@@ -293,8 +294,8 @@ class PIMCAgent(SearchAgent):
 
     def _solves(self, game: Any, seat: int, tricks_left: int) -> bool:
         """Whether a ``"solve"`` decision of ``seat`` is valued double dummy now (from public
-        facts: the objective and the tricks left)."""
-        return game.trick_objective(seat) != 0 and tricks_left <= self._exact_limit()
+        facts: the objective, the tricks left, and whether the solver knows the game's leads)."""
+        return game.trick_objective(seat) != 0 and tricks_left <= self._exact_limit() and solver_applies(game)
 
     def _exact_limit(self) -> int:
         """Most tricks left at which a decision is solved exactly: ``exact``, or the game's
@@ -319,7 +320,7 @@ class PIMCAgent(SearchAgent):
         counts = np.zeros(len(legal))
         scores = np.zeros(len(legal))
         for world in self._draw_worlds(env, agent, self.worlds):
-            if size <= self._exact_limit():
+            if size <= self._exact_limit() and solver_applies(world.game):
                 took = solved_tricks(world.game, seat)
             else:
                 took = self.rollout.final(world).last_hand[1][seat]

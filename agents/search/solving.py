@@ -26,13 +26,22 @@ except ImportError:  # pragma: no cover - endplay is optional
 _RANK_TEXT = "23456789TJQKA"
 
 
+def solver_applies(game: Any) -> bool:
+    """Whether a double-dummy solver (the compiled one, DDS) can value ``game``'s card play at
+    all: its rules restrict no lead beyond follow suit (``RESTRICTS_LEADS`` false; Spades' unbroken
+    spades, RULES.md §8.4, are a rule the solvers do not know). It reads the rules class only:
+    the same answer in every world of a decision."""
+    return not getattr(game, "RESTRICTS_LEADS", False)
+
+
 def bridge_like(game: Any) -> bool:
     """Whether DDS can value ``game``'s card play: 4 seats in two partnerships (seat i on side
     i % 2), a deck without jokers (a Bid Whist no-trump hand may rank its jokers as nothing, yet
-    DDS cannot hold them), the natural ranking with a trump suit or none, no must-trump. It reads
-    the rules only, never the hands: the same answer in every world of a decision."""
+    DDS cannot hold them), the natural ranking with a trump suit or none, no must-trump, and no
+    lead restricted beyond follow suit (:func:`solver_applies`). It reads the rules only, never
+    the hands: the same answer in every world of a decision."""
     ctx = game.ctx
-    return (game.deck_mask() >> 52 == 0 and game.num_players == 4 and game.num_sides == 2 and all(game.side_of(p) == p % 2 for p in range(4))
+    return (solver_applies(game) and game.deck_mask() >> 52 == 0 and game.num_players == 4 and game.num_sides == 2 and all(game.side_of(p) == p % 2 for p in range(4))
             and ctx.eff_suit == natural_context(ctx.trump).eff_suit and ctx.power == natural_context(ctx.trump).power
             and not ctx.must_trump and not ctx.super_mask)
 
@@ -79,7 +88,15 @@ def dds_solve(hands: Any, trump: int | None, leader: int, played: Any = ()) -> d
 
 def solver_of(game: Any) -> CompiledDoubleDummySolver:
     """The project's double-dummy solver of ``game``'s hand (a rules object in card play): its
-    trick context, its sides, its deck and its own trick-winner rule."""
+    trick context, its sides, its deck and its own trick-winner rule.
+
+    Raises:
+        ValueError: ``game``'s rules restrict leads (:func:`solver_applies` is false): the solver
+            would play leads the rules forbid.
+    """
+    if not solver_applies(game):
+        raise ValueError(f"the double-dummy solver cannot value {type(game).__name__}: its rules restrict leads "
+                         "beyond follow suit (RESTRICTS_LEADS), which the solver does not know")
     return CompiledDoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask(),
                                      winner=game.trick_winner_rule)
 
@@ -87,7 +104,11 @@ def solver_of(game: Any) -> CompiledDoubleDummySolver:
 def card_values(game: Any, misere: bool = False) -> dict[int, int]:
     """Value of every legal card of the seat to play in ``game`` (a rules object in card play,
     every hand known: a sampled world): the tricks the seat's side takes from the current trick
-    on under double-dummy play (fewest best when ``misere``), by the compiled solver."""
+    on under double-dummy play (fewest best when ``misere``), by the compiled solver.
+
+    Raises:
+        ValueError: as :func:`solver_of`.
+    """
     solver = solver_of(game)
     return solver.card_values(game.hands, game.leader, game.trick, misere=misere)
 
@@ -95,6 +116,10 @@ def card_values(game: Any, misere: bool = False) -> dict[int, int]:
 def solved_tricks(game: Any, seat: int) -> int:
     """Tricks ``seat``'s side takes from the current trick on when every other side plays
     against it, all cards open (the project's solver; ``game`` a rules object with every hand
-    known, e.g. a sampled world before the first card is led)."""
+    known, e.g. a sampled world before the first card is led).
+
+    Raises:
+        ValueError: as :func:`solver_of`.
+    """
     solver = solver_of(game)
     return solver.solve(game.hands, game.leader, game.trick, side=game.side_of(seat))

@@ -1,12 +1,13 @@
 """A resumable soak: random legal games of every game over a grid of its rule options, each hand
-held to the rules (RULES.md §1–§7) by checks written here again, independently of ``whist_env.rules``.
+held to the rules (RULES.md §1 and each game's section) by checks written here again, independently
+of ``whist_env.rules``: each game's by its referee, a module of its own (``referees/<game>.py``).
 
 Soak game number ``seed`` is game ``GAMES[seed mod G]`` (G: the games soaked, every registered game
 by default), its ``ordinal = seed div G``-th game; it plays ``raw_env(**options)`` reset with
 ``seed``, every action drawn uniformly from the action mask. Its options come from the game's
 option grid (:func:`option_grid`: derived from the options dataclass, bools both ways, every value
-of a ``one_of``, plus :data:`SMALL_VALUES` for ints and custom checks, targets kept small so that
-games stay short), drawn with the ordinal (:func:`draw_options`) so that every value of every
+of a ``one_of``, an option's own ``samples`` or :data:`SMALL_VALUES` for ints and custom checks,
+targets kept small so that games stay short), drawn with the ordinal (:func:`draw_options`) so that every value of every
 option is played once in each run of as many consecutive games of a kind as it has values.
 
 Checked at every hand (a failure records what and where, and ends that game only):
@@ -42,9 +43,9 @@ At the episode's end (§1.9): terminated with ``winners`` or truncated, truncati
 
 What the events do not hold is read elsewhere: honours (§2.5) need the hands as dealt, read from
 ``current_deal()`` (as the turn-up, the stock order of §4.3 and the kitty); Minnesota's face-down
-bid cards (§3.3), the Bid Whist calls and declaration (§6.5, §6.6) and Romanian bids are read from
-the soak's own actions. Not checked by a rule written here: who wins a game or a match (§2.6,
-§3.6, §4.5, §5.8, §6.10, §7.4; only through the ``win_loss`` rewards, which follow the env's
+bid cards (§3.3), the Bid Whist calls and declaration (§6.5, §6.6), Romanian bids and Spades bids
+(§8.3) are read from the soak's own actions. Not checked by a rule written here: who wins a game or
+a match (§2.6, §3.6, §4.5, §5.8, §6.10, §7.4, §8.6; only through the ``win_loss`` rewards, which follow the env's
 ``winners``, and against the batched engine); the dealer drawn at random without ``first_dealer``
 (only its rotation); a Bid Whist trick of four suitless, powerless cards (RULES.md is silent; the
 leader keeps it, as the rules module has it). Random play in revoke mode (§2.9) revokes in most

@@ -15,43 +15,39 @@ import numpy as np
 from whist_env import games
 from whist_env.rules.options import is_bool
 
-#: Option values that the options dataclass does not enumerate (ints, custom checks), or that are
-#: cut short so that random games stay short: ``(game, option)`` -> values, ``(None, option)``
-#: for every game that has the option.
-SMALL_VALUES: dict[tuple[str | None, str], tuple] = {
-    (None, "max_hands"): (3, 40),
-    (None, "num_hands"): (None, 1, 2),
-    (None, "best_of"): (1, 3),
-    (None, "target_score"): (1, 3),
-    ("classic_whist", "target_score"): (1, 2, 5),
-    ("classic_whist", "trump_rotation"): (("S", "H", "D", "C"), ("C", "D", "H", "S")),
-    ("romanian_whist", "num_players"): (3, 4, 5, 6),
-    ("romanian_whist", "first_player"): (None, 0),
-    ("romanian_whist", "streak_length"): (1, 2, 5),
-    ("romanian_whist", "streak_points"): (0, 10),
-    ("bid_whist", "min_bid"): (1, 4, 7),
-    ("bid_whist", "wild_deuces"): (("2D", "2S"), ("2C", "2H")),
-    ("bid_whist", "boston_multiplier"): (1, 4),
-    ("bid_whist", "target_score"): (1, 7),
+#: Values of options that several games share, cut short so that random games stay short, for
+#: every game whose options do not declare their own (an option's ``samples``,
+#: :func:`whist_env.rules.options.option`): option name -> values.
+SMALL_VALUES: dict[str, tuple] = {
+    "max_hands": (3, 40),
+    "num_hands": (None, 1, 2),
+    "best_of": (1, 3),
+    "target_score": (1, 3),
 }
+
+#: How far from 0 :func:`option_grid` looks for a second value of an int option whose check lists
+#: nothing (a custom check).
+_PROBE = 100
 
 
 @functools.cache
 def option_grid(game: str) -> Mapping[str, tuple]:
     """The values the soak plays of every rule option of ``game`` (its options dataclass: RULES.md's
-    "Options" tables and §1.9), in the dataclass's order: both values of a bool, every value of a
-    ``one_of``, ``None`` and seat 0 of a seat option, the two lowest values of an int (and ``None``
-    where allowed), and :data:`SMALL_VALUES` where it names the option. Every value passes the
-    option's own check.
+    "Options" tables and §1.9), in the dataclass's order: the option's own ``samples`` where its
+    options declare them, else :data:`SMALL_VALUES` where it names the option, else what its check
+    says: both values of a bool, every value of a ``one_of``, ``None`` and seat 0 of a seat option,
+    the two lowest values of an int (and ``None`` where allowed); an option whose check lists
+    nothing (a custom check) plays its default and, for an int default, the int nearest 0 (1
+    before -1) that the check accepts. Every value passes the option's own check.
 
     Raises:
-        ValueError: ``game`` is unknown, an option has values neither its check nor
-            :data:`SMALL_VALUES` gives, or its check refuses a value.
+        ValueError: ``game`` is unknown, an option has values none of these give, or its check
+            refuses a value.
     """
     grid = {}
     for field in dataclasses.fields(games.spec(game).options):
         check = field.metadata["check"]
-        values = SMALL_VALUES.get((game, field.name), SMALL_VALUES.get((None, field.name)))
+        values = field.metadata.get("samples") or SMALL_VALUES.get(field.name)
         if values is None:
             if check is is_bool:
                 values = (False, True)
@@ -61,8 +57,14 @@ def option_grid(game: str) -> Mapping[str, tuple]:
                 values = (None, 0)
             elif hasattr(check, "low"):
                 values = (check.low, check.low + (2 if check.odd else 1)) + ((None,) if check.optional else ())
+            elif field.default is not dataclasses.MISSING and check(field.default) is None:
+                values = (field.default,)
+                if isinstance(field.default, int) and not isinstance(field.default, bool):
+                    near = [0] + [v for k in range(1, _PROBE) for v in (k, -k)]
+                    values += tuple(v for v in near if v != field.default and check(v) is None)[:1]
             else:
-                raise ValueError(f"{game}: the soak cannot list the values of option {field.name!r}; add them to SMALL_VALUES")
+                raise ValueError(f"{game}: the soak cannot list the values of option {field.name!r}; "
+                                 "declare them (the option's samples)")
         for value in values:
             problem = check(value)
             if problem is not None:

@@ -4,9 +4,10 @@ A trace (``tests/golden/<game>__<name>.json``, or ``.json.gz`` when the JSON pas
 :data:`GZIP_ABOVE` bytes) is one episode of ``env(**options)`` played through
 ``env.agent_iter()``. Two kinds exist:
 
-* **seeded** (:data:`OPTION_SETS`): ``env.reset(seed=RESET_SEED)``, actions drawn uniformly among
-  the legal ones by ``numpy.random.default_rng(ACTION_SEED)`` (never by ``agents/``, so a change to
-  an agent never touches a trace), to the end of the episode;
+* **seeded** (:data:`OPTION_SETS`: each game's descriptor's ``golden_options``):
+  ``env.reset(seed=RESET_SEED)``, actions drawn uniformly among the legal ones by
+  ``numpy.random.default_rng(ACTION_SEED)`` (never by ``agents/``, so a change to an agent never
+  touches a trace), to the end of the episode;
 * **scripted** (:data:`SCRIPTS`): a fixed deal through reset options, hand-written actions (and
   fixed deals of later hands through ``redeal``), up to the end of the script.
 
@@ -41,11 +42,14 @@ from __future__ import annotations
 import argparse
 import gzip
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from whist_env import games
 
 from .decode import block_codecs, decode_blocks, encode_blocks
 
@@ -55,46 +59,11 @@ GOLDEN_DIR = Path(__file__).resolve().parent
 #: trace takes about 1.4 KB a step, and gzip shrinks it about 20 times).
 GZIP_ABOVE = 300_000
 
-#: Game -> option set name -> rule options. Each game has its defaults and at least one set that
-#: changes play or scoring.
-OPTION_SETS: dict[str, dict[str, dict[str, Any]]] = {
-    "classic_whist": {
-        "defaults": {},
-        "no_honours_fixed_trump": {"honours": False, "trump_mode": "fixed_rotation", "reward": "win_loss"},
-        "hand_score_dealer_2": {"episode": "hand", "reward": "score", "first_dealer": 2},
-        # Revoke mode over one hand (a whole game of uniform play revokes in nearly every hand).
-        "revoke_hand": {"allow_revoke": True, "episode": "hand", "reward": "score"},
-    },
-    "minnesota_whist": {
-        "defaults": {},
-        "doubling_right_two_hands": {"doubling_variation": True, "grand_leader": "right", "num_hands": 2, "reward": "score"},
-    },
-    "german_whist": {
-        "defaults": {},
-        "over_six_non_dealer": {"scoring": "over_six", "first_leader": "non_dealer", "target_score": 3},
-    },
-    "romanian_whist": {
-        "defaults": {},
-        "five_players_8_1_8": {"num_players": 5, "schedule": "8-1-8", "trump_on_one_card_deals": True, "streak_length": 3},
-    },
-    "bid_whist": {
-        "defaults": {},
-        "no_kitty_no_jokers": {"kitty": False, "downtown_aces": "bad", "no_trump_double": False, "episode": "hand"},
-        "wild_deuces_sport_kitty": {
-            "deuces_wild": True,
-            "jokers_high": True,
-            "sport_kitty": True,
-            "big_joker": "black",
-            "dealer_can_match": True,
-            "episode": "hand",
-        },
-    },
-    "cutthroat_whist": {
-        "defaults": {},
-        "deck52_two_hands": {"deck": "52", "num_hands": 2},
-        "jokers_high_hand": {"jokers_high": True, "big_joker": "black", "episode": "hand"},
-    },
-}
+#: Game -> option set name -> rule options, every registered game's: its descriptor's
+#: ``golden_options`` (``whist_env.games``; its defaults and at least one set that changes play or
+#: scoring), read live from the registry.
+OPTION_SETS: Mapping[str, dict[str, dict[str, Any]]] = games.view(
+    lambda spec: {name: dict(options) for name, options in spec.golden_options.items()})
 
 #: Seeds of every seeded trace: ``env.reset(seed=RESET_SEED)``, ``numpy.random.default_rng(ACTION_SEED)``.
 RESET_SEED = 20240601
@@ -378,12 +347,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--only", nargs="*", metavar="GAME", help="record only these games (default: all)")
     args = parser.parse_args(argv)
     names = trace_names()
-    games = args.only or list(OPTION_SETS)
-    unknown = sorted(set(games) - set(OPTION_SETS))
+    chosen = args.only or list(OPTION_SETS)
+    unknown = sorted(set(chosen) - set(OPTION_SETS))
     if unknown:
         parser.error(f"unknown game(s) {unknown}: one of {list(OPTION_SETS)}")
     for game, name in names:
-        if game in games:
+        if game in chosen:
             path = write_trace(record_trace(game, name))
             print(f"{path.relative_to(GOLDEN_DIR.parent.parent)}: {path.stat().st_size} bytes")
     return 0

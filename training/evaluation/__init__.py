@@ -7,7 +7,7 @@ module             what it holds
 ``match``          duplicate-deal matches (:func:`~training.evaluation.match.evaluate_pair`),
                    their result table and files, and ``whist eval``
 ``bidding``        bidding statistics from game records (Romanian exact bids, Bid Whist
-                   contracts made), ``whist bid-stats``
+                   contracts made, Spades side contracts and nils), ``whist bid-stats``
 ``store``          the SQLite results store (one transaction per deal)
 ``ratings``        openskill ratings and pairwise results recomputed from the store
 ``league``         ``whist league`` (stored round robin) and ``whist leaderboard``

@@ -12,6 +12,11 @@ Which games have bids, and of which style, is read from their descriptors (``Gam
   sat in the declarer's seat), contracts made (declaring books = the side's tricks + 1 for the
   kitty when played with one, §6.8, at least 6 + level), the made share with a 95% Wilson
   interval, the mean level, and the contracts by mode.
+* side contracts (``bids="side"``, Spades, RULES.md §8): the bids of a number of tricks, the share
+  of them whose side made its contract (the side's tricks at least the sum of its players' bids,
+  §8.3) with a 95% Wilson interval, the mean bid, and the nils (bids of exactly no trick) and the
+  share of them made. What a bid means is the rules' (``bid_meaning``); every trick of the side
+  counts toward its contract, a nil bidder's included (§8.5's default ``nil_tricks``).
 
 Python: ``bidding_stats(records) -> dict`` (shape in its docstring), ``format_bidding_stats``.
 Command line (:func:`run_bid_stats`): ``whist bid-stats FILE.jsonl [FILE.jsonl ...]`` prints the
@@ -20,6 +25,7 @@ tables (``--json`` prints the dict instead); ``whist eval --bid-stats`` prints t
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Iterable, Mapping
@@ -32,8 +38,9 @@ from whist_env.records import read_records
 
 
 def bid_style(game: object) -> str | None:
-    """The bid style of the game named ``game`` (``"exact"`` or ``"contract"``, its descriptor's
-    ``bids``), or ``None`` for a game without counted bids or a name no game is registered under."""
+    """The bid style of the game named ``game`` (``"exact"``, ``"contract"`` or ``"side"``, its
+    descriptor's ``bids``), or ``None`` for a game without counted bids or a name no game is
+    registered under."""
     try:
         return games.spec(game).bids  # type: ignore[arg-type]
     except ValueError:
@@ -150,6 +157,54 @@ def bid_whist_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str
     return out
 
 
+def side_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Raw side-contract counts per label of the records of games whose players each bid toward
+    their side's contract (``bids="side"``: Spades, RULES.md §8): ``{label: {"hands": n (complete
+    hands the label bid in), "bids": n (bids of a number of tricks), "made": n (of those, bids
+    whose side took at least the sum of its players' bids), "bid_sum": n (tricks bid), "nils": n
+    (bids of exactly no trick), "nils_made": n (nils whose bidder took none)}}``. A bid's meaning
+    is the rules' :meth:`~whist_env.rules.base.TrickTakingGame.bid_meaning` of its label (a bid
+    ``exact`` is a nil, the others count toward the side's contract); sides are the rules'
+    ``side_of``. Records of other games are skipped."""
+    out: dict[str, dict[str, Any]] = {}
+    for rec in records:
+        if bid_style(rec.get("game")) != "side":
+            continue
+        spec = games.spec(rec["game"])
+        known = {f.name for f in dataclasses.fields(spec.options)}
+        rules = spec.rules(**{k: v for k, v in (rec.get("options") or {}).items() if k in known})
+        bid_phases = _bid_phases(rec["game"])
+        players = rec.get("players") or {}
+        actions = _actions_by_hand(rec)
+        for hand in rec.get("hands", ()):
+            if not _complete(hand):
+                continue
+            taken = _tricks_by_agent(hand)
+            bids = [(a["agent"], rules.bid_meaning(rules.action_id(a["label"])))
+                    for a in actions.get(int(hand["hand_number"]), ()) if a.get("phase") in bid_phases]
+            bids = [(agent, meaning) for agent, meaning in bids if meaning is not None]
+            side = {agent: rules.side_of(int(agent.rsplit("_", 1)[1])) for agent, _ in bids}
+            contract: dict[int, int] = {}
+            tricks: dict[int, int] = {}
+            for agent, meaning in bids:
+                if not meaning.exact:
+                    contract[side[agent]] = contract.get(side[agent], 0) + meaning.tricks
+            for agent, n in taken.items():
+                seat_side = rules.side_of(int(agent.rsplit("_", 1)[1]))
+                tricks[seat_side] = tricks.get(seat_side, 0) + n
+            for agent, meaning in bids:
+                row = out.setdefault(players.get(agent, agent), {"hands": 0, "bids": 0, "made": 0, "bid_sum": 0, "nils": 0, "nils_made": 0})
+                row["hands"] += 1
+                if meaning.exact:
+                    row["nils"] += 1
+                    row["nils_made"] += int(taken.get(agent, 0) == meaning.tricks)
+                else:
+                    row["bids"] += 1
+                    row["bid_sum"] += meaning.tricks
+                    row["made"] += int(tricks.get(side[agent], 0) >= contract[side[agent]])
+    return out
+
+
 def bidding_stats(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
     """Bidding statistics per game and agent label.
 
@@ -162,8 +217,11 @@ def bidding_stats(records: Iterable[Mapping[str, Any]]) -> dict[str, Any]:
         "exact": int, "share": float, "ci": (lo, hi), "by_k": {k: {"bids", "exact", "share",
         "ci"}}}}``; a game with contracts (``"bid_whist"``): ``{label: {"hands": int, "contracts":
         int, "made": int, "share": float (made / contracts), "ci": (lo, hi), "mean_level": float,
-        "by_mode": {mode: {"contracts", "made", "share", "ci"}}}}``. Shares are ``nan`` (and
-        intervals ``(nan, nan)``) when there is nothing to count; intervals are 95% Wilson.
+        "by_mode": {mode: {"contracts", "made", "share", "ci"}}}}``; a game with side contracts
+        (``"spades"``): ``{label: {"hands": int, "bids": int, "made": int, "share": float (made /
+        bids), "ci": (lo, hi), "mean_bid": float, "nils": int, "nils_made": int, "nil": {"share",
+        "ci"}}}`` (:func:`side_counts`). Shares are ``nan`` (and intervals ``(nan, nan)``) when
+        there is nothing to count; intervals are 95% Wilson.
     """
     by_game: dict[str, list[Mapping[str, Any]]] = {}
     for r in records:
@@ -183,6 +241,12 @@ def _bid_table(style: str, records: list[Mapping[str, Any]]) -> dict[str, Any]:
         for label, c in sorted(romanian_counts(records).items()):
             by_k = {k: {"bids": b, "exact": e, **_share(e, b)} for k, (b, e) in sorted(c["by_k"].items())}
             table[label] = {"bids": c["bids"], "exact": c["exact"], **_share(c["exact"], c["bids"]), "by_k": by_k}
+    elif style == "side":
+        for label, c in sorted(side_counts(records).items()):
+            n = c["bids"]
+            table[label] = {"hands": c["hands"], "bids": n, "made": c["made"], **_share(c["made"], n),
+                            "mean_bid": c["bid_sum"] / n if n else math.nan, "nils": c["nils"], "nils_made": c["nils_made"],
+                            "nil": _share(c["nils_made"], c["nils"])}
     else:
         for label, c in sorted(bid_whist_counts(records).items()):
             by_mode = {m: {"contracts": n, "made": k, **_share(k, n)} for m, (n, k) in sorted(c["by_mode"].items())}
@@ -208,7 +272,8 @@ def _table(header: list[str], rows: list[list[str]]) -> list[str]:
 def format_bidding_stats(stats: Mapping[str, Any]) -> str:
     """Plain-text tables of :func:`bidding_stats`: per game (titled by its descriptor's docs
     title) one row per label, and per label and deal size k for exact bids, per label and mode
-    for contracts. Keys of ``stats`` that name no game with bids are skipped."""
+    for contracts, per label for side contracts (bids made, nils made). Keys of ``stats`` that
+    name no game with bids are skipped."""
     lines: list[str] = []
     for game, table in stats.items():
         style = bid_style(game)
@@ -225,6 +290,14 @@ def format_bidding_stats(stats: Mapping[str, Any]) -> str:
                     rows.append([label, str(k), str(sk["bids"]), str(sk["exact"]), _pct(sk["share"], sk["ci"])])
             lines.append(f"{title}: exact bids")
             lines += _table(["agent", "k", "bids", "exact", "exact share [95% CI]"], rows)
+        elif style == "side":
+            for label, s in table.items():
+                bid = "n/a" if not math.isfinite(s["mean_bid"]) else f"{s['mean_bid']:.2f}"
+                rows.append([label, str(s["hands"]), str(s["bids"]), str(s["made"]), _pct(s["share"], s["ci"]), bid,
+                             str(s["nils"]), str(s["nils_made"]), _pct(s["nil"]["share"], s["nil"]["ci"])])
+            lines.append(f"{title}: bids whose side made its contract, and nils made")
+            lines += _table(["agent", "hands", "bids", "made", "made share [95% CI]", "mean bid", "nils", "nils made",
+                             "nil share [95% CI]"], rows)
         else:
             for label, s in table.items():
                 level = "n/a" if not math.isfinite(s["mean_level"]) else f"{s['mean_level']:.2f}"

@@ -36,8 +36,9 @@ Each shard holds M decisions, in play order:
   legal card in the real deal, the tricks the acting seat's side takes from the current trick
   on (its negation where the seat wants few tricks, a Minnesota Low hand), NaN where there is
   none: bids and other non-card decisions, Romanian Whist (exact bids: neither many nor few
-  tricks is the aim), and German Whist's stock phase (the solver values trick play, not the
-  draws: these decisions are left unlabelled);
+  tricks is the aim), German Whist's stock phase (the solver values trick play, not the
+  draws: these decisions are left unlabelled), and a game whose rules restrict leads beyond follow
+  suit (``RESTRICTS_LEADS``, Spades: the solver knows follow suit only);
 * ``reward`` float32 ``(M,)``: the rewards the acting seat received after this decision and
   before its next one (raw game points); ``episode_return`` float32 ``(M,)``: the sum of its
   rewards from this decision to the end of the episode (undiscounted);
@@ -336,12 +337,12 @@ def double_dummy_values(env: Any, nan_row: np.ndarray) -> np.ndarray:
     docstring says there is no such value. Solved by DDS (endplay) where it applies and is
     installed (four seats in two partnerships, no jokers, natural ranking, many tricks wanted),
     else by :mod:`whist_env.engine.compiled_double_dummy`: the same values either way."""
-    from agents.search.solving import card_values, dds_applies, dds_card_values
+    from agents.search.solving import card_values, dds_applies, dds_card_values, solver_applies
     from whist_env.rules.base import PLAY
 
     game = env.game
     seat = game.current_player
-    if seat is None or game.phase != PLAY:  # German Whist's stock phase is a phase of its own
+    if seat is None or game.phase != PLAY or not solver_applies(game):  # German Whist's stock phase is a phase of its own
         return nan_row
     objective = game.trick_objective(seat)
     if objective == 0:

@@ -10,9 +10,9 @@ It writes two files into ``RUN_DIR/zoo`` (or ``--out DIR``):
   after the warm start) and warm-start decisions, the teacher data (its manifest's sha256), the network the
   actor started from (``init``: ``warm_start.init``'s spec and its file's sha256, ``None`` for none), wall time, and the
   evaluation table: duplicate deals against ``random`` and ``heuristic`` on evaluation seeds
-  that training never used, with 95% intervals (``training.evaluation.match``), and for Romanian
-  and Bid Whist the bidding statistics of those matches (exact bids, contracts made:
-  ``training.evaluation.bidding``).
+  that training never used, with 95% intervals (``training.evaluation.match``), and for the
+  games with bids (their descriptor's ``bids``) the bidding statistics of those matches (exact
+  bids, contracts made, side contracts: ``training.evaluation.bidding``).
 
 The evaluation deals come from the match seed ``--seed`` (default 2027), in
 ``training.evaluation.seed_ranges.REPORT``: the table is a published figure.
@@ -49,7 +49,7 @@ from typing import Any
 from training.errors import CommandError, Interrupted
 from whist_env import games
 
-#: Game name -> its bid style (``"exact"`` or ``"contract"``), for the games whose manifest also
+#: Game name -> its bid style (``"exact"``, ``"contract"`` or ``"side"``), for the games whose manifest also
 #: holds bidding statistics (``training.evaluation.bidding``): those whose descriptor has ``bids``
 #: (:mod:`whist_env.games`; a live, read-only mapping).
 BIDDING_GAMES: Mapping[str, str] = games.view(lambda spec: spec.bids, where=lambda spec: spec.bids is not None)

@@ -7,6 +7,7 @@ from whist_env.rules.cutthroat import CutthroatOptions, CutthroatWhist
 from whist_env.rules.german import GermanOptions, GermanWhist
 from whist_env.rules.minnesota import MinnesotaOptions, MinnesotaWhist
 from whist_env.rules.romanian import RomanianOptions, RomanianWhist
+from whist_env.rules.spades import Spades, SpadesOptions
 
 __all__ = [
     "BidWhist",
@@ -21,6 +22,8 @@ __all__ = [
     "MinnesotaWhist",
     "RomanianOptions",
     "RomanianWhist",
+    "Spades",
+    "SpadesOptions",
     "StepOutcome",
     "TrickTakingGame",
 ]

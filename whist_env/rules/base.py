@@ -126,6 +126,11 @@ class TrickTakingGame:
     #: to an equally valid one (``whist_env.envs.symmetry``). All four suits unless a rule tells
     #: them apart (Minnesota Whist's black and red bid cards, RULES.md §3).
     INTERCHANGEABLE_SUITS: tuple[tuple[int, ...], ...] = ((0, 1, 2, 3),)
+    #: Whether the rules may forbid a lead that follow suit allows (RULES.md §1.4 restricts only
+    #: the cards that follow a lead): Spades' unbroken spades (§8.4). The double-dummy solvers
+    #: (DDS and ``whist_env.engine``'s) know follow suit only, so search never offers them a game
+    #: that says so; ``False`` in every game whose leads are free.
+    RESTRICTS_LEADS: bool = False
     #: Names of the public card sets of :meth:`public_card_sets`, in order.
     PUBLIC_CARD_SETS: tuple[str, ...] = ()
     #: Extra keys accepted in a fixed deal besides ``hands`` and ``dealer``.

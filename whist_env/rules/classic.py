@@ -24,10 +24,11 @@ def _suit_rotation(v: Any) -> str | None:
 class ClassicOptions(CommonOptions):
     """Options of Classic Whist (RULES.md §2.10 and §1.9)."""
 
-    target_score: int = option(5, int_at_least(1), "points that end a game")
+    target_score: int = option(5, int_at_least(1), "points that end a game", samples=(1, 2, 5))
     honours: bool = option(True, is_bool, "score honours (§2.5)")
     trump_mode: str = option("turn_up", one_of("turn_up", "fixed_rotation"), "how trump is chosen")
-    trump_rotation: tuple = option(("S", "H", "D", "C"), _suit_rotation, "order for fixed rotation")
+    trump_rotation: tuple = option(("S", "H", "D", "C"), _suit_rotation, "order for fixed rotation",
+                                   samples=(("S", "H", "D", "C"), ("C", "D", "H", "S")))
     best_of: int = option(1, int_at_least(1, odd=True), "games per match")
     num_hands: int | None = option(None, int_at_least(1, optional=True), "fixed number of hands per game")
     allow_revoke: bool = option(False, is_bool, "§2.9 revoke mode")

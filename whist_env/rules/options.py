@@ -1,8 +1,11 @@
 """Rule options: frozen dataclasses with validation (RULES.md §1.9 and each game's "Options").
 
 Every field may carry a ``check`` in its metadata: a function returning ``None`` when the value
-is valid, or a text describing the allowed values. :func:`build_options` turns keyword arguments
-into an options object and raises ``ValueError`` naming the option and its allowed values.
+is valid, or a text describing the allowed values; and ``samples``: values that tools playing
+many option combinations (the random-game soak, ``benchmarks/soak_checks``) play of an option
+whose check does not list its values (an int, a custom check), kept few and small so that random
+games stay short. :func:`build_options` turns keyword arguments into an options object and raises
+``ValueError`` naming the option and its allowed values.
 """
 
 from __future__ import annotations
@@ -15,11 +18,24 @@ T = TypeVar("T")
 Check = Callable[[Any], "str | None"]
 
 
-def option(default: Any, check: Check, doc: str = "") -> Any:
-    """A dataclass field for a rule option with a default, a validity check and a description."""
+def option(default: Any, check: Check, doc: str = "", samples: tuple | None = None) -> Any:
+    """A dataclass field for a rule option with a default, a validity check, a description and,
+    optionally, the values tools play of it (``samples``, a tuple; module docstring).
+
+    Raises:
+        TypeError: a mutable default, or ``samples`` not a tuple.
+        ValueError: a sample the check refuses (naming it and what the check expects).
+    """
     if isinstance(default, (list, dict, set)):
         raise TypeError("option defaults must be immutable")
-    return dataclasses.field(default=default, metadata={"check": check, "doc": doc})
+    if samples is not None:
+        if not isinstance(samples, tuple):
+            raise TypeError(f"option samples must be a tuple, got {samples!r}")
+        for value in samples:
+            problem = check(value)
+            if problem is not None:
+                raise ValueError(f"option sample {value!r} is invalid: expected {problem}")
+    return dataclasses.field(default=default, metadata={"check": check, "doc": doc, "samples": samples})
 
 
 def one_of(*values: Any) -> Check:

@@ -34,13 +34,13 @@ def _first_player(v: Any) -> str | None:
 class RomanianOptions(CommonOptions):
     """Options of Romanian Whist (RULES.md §5.9 and §1.9)."""
 
-    num_players: int = option(4, _num_players, "players; deck = 8 × N")
+    num_players: int = option(4, _num_players, "players; deck = 8 × N", samples=(3, 4, 5, 6))
     schedule: str = option("1-8-1", one_of("1-8-1", "8-1-8"), "order of deal sizes")
     streak_bonus: bool = option(True, is_bool, "±streak_points for streak_length counted deals in a row")
-    streak_length: int = option(5, int_at_least(1), "deals per streak")
-    streak_points: int = option(10, int_at_least(0), "bonus / penalty size")
+    streak_length: int = option(5, int_at_least(1), "deals per streak", samples=(1, 2, 5))
+    streak_points: int = option(10, int_at_least(0), "bonus / penalty size", samples=(0, 10))
     trump_on_one_card_deals: bool = option(False, is_bool, "turn a trump card in 1-card deals")
-    first_player: int | None = option(None, _first_player, "f0, the first player of deal 0")
+    first_player: int | None = option(None, _first_player, "f0, the first player of deal 0", samples=(None, 0))
 
     def __post_init__(self) -> None:
         if self.first_player is not None and self.first_player >= self.num_players:

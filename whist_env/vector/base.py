@@ -957,11 +957,14 @@ class VectorWhistEnv:
 
         One :class:`BlockUnpacker` writes the whole batch's 0/1 entries: the card blocks, zeros
         over the features after them (written afterwards), then the unseen block and the 0/1
-        extra features from one tail mask that starts at the unseen block.
+        extra features from one tail mask that starts at the unseen block. Extra features that
+        do not fit beside the unseen block in 63 bits (13 entries or more) are zero blocks after
+        it instead, for the variant to write afterwards (:meth:`_encode` takes no ``extra_bits``
+        then).
 
         Raises:
-            NotImplementedError: the layout does not fit that plan (another deck size, or more
-                than 63 bits from the unseen block on).
+            NotImplementedError: the layout does not fit that plan (another deck size, or 12
+                extra entries: neither beside the unseen block nor a zero block of 13 bits).
         """
         encoder = ObservationEncoder(self.rules)
         #: name -> slice of the observation vector, shared with ``raw_env.observation_layout()``
@@ -969,14 +972,24 @@ class VectorWhistEnv:
         self.observation_size = encoder.size
         lay, dev = self.layout, self.device
         cards_end, unseen = lay["leader"].start, lay["unseen"].start
-        if self.rules.NUM_CARD_ACTIONS != NUM_CARD_BITS or cards_end % NUM_CARD_BITS or encoder.extra_end - unseen > 63:
+        tail, extras = encoder.extra_end - unseen, encoder.extra_end - encoder.extra_start
+        if self.rules.NUM_CARD_ACTIONS != NUM_CARD_BITS or cards_end % NUM_CARD_BITS or (tail > 63 and extras < 13):
             raise NotImplementedError(f"{type(self).__name__}: the observation layout does not fit the block plan")
+
+        def zero_pieces(width: int) -> list[int]:  # zero blocks of 13..64 bits over ``width`` entries
+            count = -(-width // 64)
+            return [width // count + (k < width % count) for k in range(count)]
+
+        #: whether the tail mask holds the extra features' bits (from bit ``_extra_shift`` on), else
+        #: they are zero blocks after the unseen block
+        self._extras_in_tail = tail <= 63
         self._extra_shift = encoder.extra_start - unseen
-        gap = unseen - cards_end  # the features between the card blocks and the unseen block: zero blocks of 13..64 bits
-        pieces = -(-gap // 64)
-        zeros = [gap // pieces + (k < gap % pieces) for k in range(pieces)]
-        self._zero_blocks = torch.zeros((self.num_envs, pieces), dtype=torch.int64, device=dev)
-        self._obs_unpacker = BlockUnpacker([NUM_CARD_BITS] * (cards_end // NUM_CARD_BITS) + zeros + [encoder.extra_end - unseen],
+        after = [] if self._extras_in_tail else zero_pieces(extras)
+        zeros = zero_pieces(unseen - cards_end)  # the features between the card blocks and the unseen block
+        #: the zero blocks before the unseen block (the first ``_zeros_before`` columns), then those after it
+        self._zeros_before = len(zeros)
+        self._zero_blocks = torch.zeros((self.num_envs, len(zeros) + len(after)), dtype=torch.int64, device=dev)
+        self._obs_unpacker = BlockUnpacker([NUM_CARD_BITS] * (cards_end // NUM_CARD_BITS) + zeros + [tail - sum(after)] + after,
                                            self.num_envs, self._unpacker)
         numeric = ("tricks_won", "tricks_by_side", "scores", "games_won", "hand_in_game", "trick_number")
         if any(lay[a].stop != lay[z].start for a, z in zip(numeric, numeric[1:])):
@@ -1008,8 +1021,8 @@ class VectorWhistEnv:
             trump: ``int64 [B]``, the trump suit, -1 for none.
             phase: index of the phase in the rules' ``PHASES`` (an int, or ``int64 [B]``).
             extra_bits: ``int64 [B]``, bit ``i`` = entry ``i`` of the extra features, for
-                variants whose extra features are all 0/1; ``None``: zeros (the variant writes
-                them afterwards).
+                variants whose extra features are all 0/1 and at most 11; ``None``: zeros (the
+                variant writes them afterwards).
             out: where to write it, a checked ``float32 [B, D]`` contiguous tensor
                 (:meth:`_check_out`); ``None``: a new tensor.
         Returns:
@@ -1028,8 +1041,11 @@ class VectorWhistEnv:
             seen = seen | card_sets[:, k]
         tail = self._full_deck & ~seen
         if extra_bits is not None:
+            if not self._extras_in_tail:
+                raise NotImplementedError(f"{type(self).__name__}: more than 11 extra features are written after _encode")
             tail = tail | torch.bitwise_left_shift(extra_bits, self._extra_shift)
-        blocks = torch.cat([hand, played, trick, card_sets, self._zero_blocks, tail[:, None]], dim=1)
+        zeros, k = self._zero_blocks, self._zeros_before
+        blocks = torch.cat([hand, played, trick, card_sets, zeros[:, :k], tail[:, None], zeros[:, k:]], dim=1)
         out = self._obs_unpacker.unpack(blocks, out)
 
         # one-hot features: one position each, set with a single scatter

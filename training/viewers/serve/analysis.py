@@ -184,10 +184,15 @@ class Analyst:
     # ------------------------------------------------------------------ after the hand
     def solvable(self, env: Any, agent: str) -> str:
         """Why the decision of ``agent`` at ``env`` cannot be valued double dummy (``""``: it
-        can): a phase search does not solve, no trick objective, or too many tricks left."""
+        can): a phase search does not solve, rules that restrict leads (``RESTRICTS_LEADS``), no
+        trick objective, or too many tricks left."""
+        from agents.search.solving import solver_applies
+
         g = env.game
         if self.spec.decision(g.phase).search != "solve":
             return f"no double-dummy value in the {g.phase.replace('_', ' ')} phase"
+        if not solver_applies(g):
+            return "no double-dummy value: the rules restrict leads beyond follow suit, which the solver does not know"
         seat = env.possible_agents.index(agent)
         if g.trick_objective(seat) == 0:
             return "no double-dummy value: the side wants neither many nor few tricks (an exact bid)"
