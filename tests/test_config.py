@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+import whist_env
 from training.learn.config import ConfigError, ExperimentConfig, config_from_dict, load_config
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
@@ -28,8 +29,9 @@ def test_minimal_config_gets_defaults(tmp_path):
 @pytest.mark.parametrize("path", sorted(p for p in CONFIGS.glob("*.yaml") if not p.name.startswith("rllib_")), ids=lambda p: p.name)
 def test_shipped_configs_are_valid(path):
     cfg = load_config(path)
-    # configs/<game prefix>_<kind>.yaml, e.g. classic_default.yaml is a classic_whist config
-    assert cfg.game == path.stem.split("_")[0] + "_whist"
+    # configs/<game prefix>_<kind>.yaml: the one registered game of that prefix (classic_default.yaml is a
+    # classic_whist config, spades_scratch.yaml a spades one)
+    assert [g for g in whist_env.GAMES if g.split("_")[0] == path.stem.split("_")[0]] == [cfg.game]
     # a fine-tuning run is measured against the agent it started from too
     assert cfg.eval.opponents == ["random", "heuristic"] + ([cfg.warm_start.init] if path.stem.endswith("_finetune") else [])
 
@@ -63,8 +65,8 @@ def test_a_minibatch_larger_than_an_update_is_refused_naming_both(tmp_path):
 
 
 def test_unknown_game_is_named(tmp_path):
-    with pytest.raises(ConfigError, match=r"game: unknown game 'spades'.*classic_whist"):
-        load_config(write(tmp_path, "game: spades\n"))
+    with pytest.raises(ConfigError, match=r"game: unknown game 'hearts'.*classic_whist"):
+        load_config(write(tmp_path, "game: hearts\n"))
 
 
 def test_missing_game(tmp_path):
