@@ -178,3 +178,23 @@ def test_a_card_during_the_auction_is_answered_with_the_auction():
         reason = parse_action(env, card, legal)[1]
         assert "auction" in reason and "no card is played now" in reason and "pass" in reason, reason
         assert "do not hold" not in reason
+
+
+def test_legal_bids_are_listed_in_action_order_and_cards_in_display_order():
+    import numpy as np
+
+    import whist_env
+    from training.viewers.play import _legal_text
+
+    env = whist_env.GAMES["spades"].raw_env()
+    env.reset(seed=1)
+    legal = [int(a) for a in np.flatnonzero(env.observe(env.agent_selection)["action_mask"])]
+    assert _legal_text(env, legal) == "bid:nil " + " ".join(f"bid:{k}" for k in range(1, 14))  # not bid:1 bid:10 ...
+    env = whist_env.GAMES["classic_whist"].raw_env()
+    env.reset(seed=0, options={"hands": {"player_0": ["2C", "AS", "TH", "3D", "KC", "4S", "5H", "6D", "7C", "8S", "9H", "JD", "QC"],
+                                         "player_1": ["3C", "2S", "JH", "4D", "AC", "5S", "6H", "7D", "8C", "9S", "TD", "QH", "KD"],
+                                         "player_2": ["4C", "3S", "QD", "5D", "2H", "6S", "7H", "8D", "9C", "TS", "JC", "KH", "AD"],
+                                         "player_3": ["5C", "3H", "4H", "2D", "6C", "7S", "8H", "9D", "TC", "JS", "QS", "KS", "AH"]},
+                              "dealer": "player_3"})
+    legal = [int(a) for a in np.flatnonzero(env.observe(env.agent_selection)["action_mask"])]
+    assert _legal_text(env, legal) == "AS 8S 4S TH 9H 5H KC QC 7C 2C JD 6D 3D"  # ♠ ♥ ♣ ♦, high first

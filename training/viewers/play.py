@@ -208,8 +208,10 @@ def _display_key(label: str) -> tuple[int, int, str]:
 
 
 def _legal_text(env: Any, legal: list[int]) -> str:
-    """The legal actions' labels, cards in the hand's display order (♠ ♥ ♣ ♦, high first)."""
-    return " ".join(sorted((env.action_label(a) for a in legal), key=_display_key))
+    """The legal actions' labels: the other actions (bids, calls) in action-id order (bid:nil, bid:1,
+    bid:2 … bid:13, not text order), then the cards in the hand's display order (♠ ♥ ♣ ♦, high first)."""
+    labelled = [(env.action_label(a), int(a)) for a in legal]
+    return " ".join(label for label, _ in sorted(labelled, key=lambda la: _display_key(la[0]) if _display_key(la[0])[0] else (0, la[1], la[0])))
 
 
 def rules_line(game: Any) -> str:
