@@ -28,7 +28,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from training.errors import CommandError
@@ -82,25 +82,30 @@ def _complete(hand: Mapping[str, Any]) -> bool:
     return hand.get("points") is not None
 
 
+def _complete_hands(records: Iterable[Mapping[str, Any]], style: str) -> Iterator[tuple[Mapping[str, Any], list[tuple[Mapping[str, Any], list[Mapping[str, Any]]]]]]:
+    """Each record of a game whose bids are ``style`` (:data:`whist_env.games.BID_STYLES`), with
+    its complete hands, each with its bidding-phase actions in order: ``(record, [(hand,
+    bid_actions), ...])``. Records of other games are skipped."""
+    for rec in records:
+        if bid_style(rec.get("game")) != style:
+            continue
+        bid_phases = _bid_phases(rec["game"])
+        actions = _actions_by_hand(rec)
+        yield rec, [(hand, [a for a in actions.get(int(hand["hand_number"]), ()) if a.get("phase") in bid_phases])
+                    for hand in rec.get("hands", ()) if _complete(hand)]
+
+
 def romanian_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any]]:
     """Raw exact-bid counts per label of the records of games with exact bids (``bids="exact"``:
     Romanian Whist): ``{label: {"bids": n, "exact": n, "by_k": {k: [bids, exact]}}}`` (k: cards per
     player in the deal). Records of other games are skipped."""
     out: dict[str, dict[str, Any]] = {}
-    for rec in records:
-        if bid_style(rec.get("game")) != "exact":
-            continue
-        bid_phases = _bid_phases(rec["game"])
+    for rec, hands in _complete_hands(records, "exact"):
         players = rec.get("players") or {}
-        actions = _actions_by_hand(rec)
-        for hand in rec.get("hands", ()):
-            if not _complete(hand):
-                continue
+        for hand, bid_actions in hands:
             taken = _tricks_by_agent(hand)
             cards = hand["deal"]["hands"]
-            for a in actions.get(int(hand["hand_number"]), ()):
-                if a.get("phase") not in bid_phases:
-                    continue
+            for a in bid_actions:
                 bid = _bid_value(a["label"])
                 if bid is None:
                     continue
@@ -121,22 +126,16 @@ def bid_whist_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str
     Bid Whist): ``{label: {"hands": n (hands the label took part in), "contracts": n, "made": n,
     "level_sum": n, "by_mode": {mode: [contracts, made]}}}``. Records of other games are skipped."""
     out: dict[str, dict[str, Any]] = {}
-    for rec in records:
-        if bid_style(rec.get("game")) != "contract":
-            continue
-        bid_phases = _bid_phases(rec["game"])
+    for rec, hands in _complete_hands(records, "contract"):
         players = rec.get("players") or {}
         agents = list(players) or [f"player_{i}" for i in range(4)]
         # the kitty counts as a book when played with one; a record names the option only when set
         default_kitty = getattr(games.spec(rec["game"]).options(), "kitty", False)
         kitty = bool((rec.get("options") or {}).get("kitty", default_kitty))
-        actions = _actions_by_hand(rec)
-        for hand in rec.get("hands", ()):
-            if not _complete(hand):
-                continue
+        for hand, bid_actions in hands:
             for label in {players.get(a, a) for a in agents}:
                 out.setdefault(label, {"hands": 0, "contracts": 0, "made": 0, "level_sum": 0, "by_mode": {}})["hands"] += 1
-            bids = [a for a in actions.get(int(hand["hand_number"]), ()) if a.get("phase") in bid_phases and a["label"] != "pass"]
+            bids = [a for a in bid_actions if a["label"] != "pass"]
             if not bids:
                 continue
             declarer = bids[-1]["agent"]
@@ -167,21 +166,14 @@ def side_counts(records: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, Any
     ``exact`` is a nil, the others count toward the side's contract); sides are the rules'
     ``side_of``. Records of other games are skipped."""
     out: dict[str, dict[str, Any]] = {}
-    for rec in records:
-        if bid_style(rec.get("game")) != "side":
-            continue
+    for rec, hands in _complete_hands(records, "side"):
         spec = games.spec(rec["game"])
         known = {f.name for f in dataclasses.fields(spec.options)}
         rules = spec.rules(**{k: v for k, v in (rec.get("options") or {}).items() if k in known})
-        bid_phases = _bid_phases(rec["game"])
         players = rec.get("players") or {}
-        actions = _actions_by_hand(rec)
-        for hand in rec.get("hands", ()):
-            if not _complete(hand):
-                continue
+        for hand, bid_actions in hands:
             taken = _tricks_by_agent(hand)
-            bids = [(a["agent"], rules.bid_meaning(rules.action_id(a["label"])))
-                    for a in actions.get(int(hand["hand_number"]), ()) if a.get("phase") in bid_phases]
+            bids = [(a["agent"], rules.bid_meaning(rules.action_id(a["label"]))) for a in bid_actions]
             bids = [(agent, meaning) for agent, meaning in bids if meaning is not None]
             side = {agent: rules.side_of(int(agent.rsplit("_", 1)[1])) for agent, _ in bids}
             contract: dict[int, int] = {}
