@@ -198,3 +198,28 @@ def test_legal_bids_are_listed_in_action_order_and_cards_in_display_order():
                               "dealer": "player_3"})
     legal = [int(a) for a in np.flatnonzero(env.observe(env.agent_selection)["action_mask"])]
     assert _legal_text(env, legal) == "AS 8S 4S TH 9H 5H KC QC 7C 2C JD 6D 3D"  # ♠ ♥ ♣ ♦, high first
+
+
+def test_spades_nil_reads_as_nil_and_bid_0_is_accepted():
+    """Spades writes a nil as bid:nil; a person may also type bid:0 or 0 (the game's own spelling of
+    nil, ``action_id("bid:0")``), and the table shows the auction's words, not the stored 0."""
+    import numpy as np
+
+    import whist_env
+    from whist_env.rules.spades import BID_BASE, NIL
+
+    env = whist_env.GAMES["spades"].raw_env()
+    env.reset(seed=1)
+    legal = [int(a) for a in np.flatnonzero(env.observe(env.agent_selection)["action_mask"])]
+    for text in ("bid:0", "0", "BID:0", "bid:nil", "bid:NIL"):
+        assert parse_action(env, text, legal) == (BID_BASE + NIL, ""), text
+    assert parse_action(env, "bid:14", legal)[0] is None
+    assert parse_action(env, "14", legal)[0] is None
+    bidder = env.agent_selection
+    env.step(BID_BASE + NIL)
+    env.step(BID_BASE + 4)
+    table = describe_table(env, "player_0", {a: a for a in env.possible_agents})
+    bids = next(line for line in table.splitlines() if line.startswith("bids:"))
+    others = [a for a in env.possible_agents if a != bidder]
+    assert f"{bidder} nil" in bids and any(f"{a} 4" in bids for a in others), bids
+    assert f"{bidder} 0" not in bids

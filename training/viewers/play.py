@@ -117,10 +117,13 @@ def describe_table(env: Any, agent: str, players: Mapping[str, str], colour: boo
         f"--- hand {view['hand_number'] + 1} · phase {view['phase']} · dealer {agents[view['dealer']]} · trump {trump_text}",
     ]
     per_seat = []
+    bid_text = {e[1]: e[2] for e in view.get("events", ()) if e[0] == "bid" and len(e) == 3}
     for key, value in view.items():
         if key in _BASE_KEYS or value is None:
             continue
         label = key.replace("_", " ")
+        if key == "bids" and bid_text:  # as the auction said them: "nil", "blind_nil", not 0
+            value = tuple(bid_text.get(s, v) for s, v in enumerate(value))
         if isinstance(value, (list, tuple)) and len(value) == len(agents) and key not in ("hand",):
             shown = [f"{agents[s]} {_fact(v, agents, '', colour)}" for s, v in enumerate(value) if v is not None and v != ()]
             if shown:
@@ -164,6 +167,13 @@ def parse_action(env: Any, text: str, legal: list[int]) -> tuple[int | None, str
         return labels[key], ""
     if key.isdigit() and f"bid:{key}" in labels:  # "3" for "bid:3"
         return labels[f"bid:{key}"], ""
+    for alias in (raw, f"bid:{key}") if key.isdigit() else (raw,):  # the game's other spellings: Spades' "bid:0" is nil
+        try:
+            action = env.game.action_id(alias)
+        except ValueError:
+            continue
+        if action in legal:
+            return action, ""
     card = None
     try:
         card = card_from_str(raw)
