@@ -223,3 +223,6 @@ def test_spades_nil_reads_as_nil_and_bid_0_is_accepted():
     others = [a for a in env.possible_agents if a != bidder]
     assert f"{bidder} nil" in bids and any(f"{a} 4" in bids for a in others), bids
     assert f"{bidder} 0" not in bids
+    from training.viewers.serve.seat_view import seat_view  # the browser table says the same
+
+    assert ["bids", "nil"] in seat_view(env, "player_0")["agent_facts"][bidder]

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from training.errors import CommandError, Interrupted
+from training.viewers.replay import said_bids
 from whist_env.engine.cards import card_from_str, card_to_str
 from whist_env.envs.policy_action import policy_action
 
@@ -117,13 +118,10 @@ def describe_table(env: Any, agent: str, players: Mapping[str, str], colour: boo
         f"--- hand {view['hand_number'] + 1} · phase {view['phase']} · dealer {agents[view['dealer']]} · trump {trump_text}",
     ]
     per_seat = []
-    bid_text = {e[1]: e[2] for e in view.get("events", ()) if e[0] == "bid" and len(e) == 3}
-    for key, value in view.items():
+    for key, value in said_bids(view, view["events"]).items():
         if key in _BASE_KEYS or value is None:
             continue
         label = key.replace("_", " ")
-        if key == "bids" and bid_text:  # as the auction said them: "nil", "blind_nil", not 0
-            value = tuple(bid_text.get(s, v) for s, v in enumerate(value))
         if isinstance(value, (list, tuple)) and len(value) == len(agents) and key not in ("hand",):
             shown = [f"{agents[s]} {_fact(v, agents, '', colour)}" for s, v in enumerate(value) if v is not None and v != ()]
             if shown:

@@ -91,6 +91,17 @@ def rule_options(game: Any) -> tuple[dict[str, Any], dict[str, Any]]:
     return every, changed
 
 
+def said_bids(facts: Mapping[str, Any], events: Any) -> dict[str, Any]:
+    """``facts`` with the per-seat ``bids`` written as the auction said them, from the hand's
+    ``("bid", seat, text)`` events: Spades' nil and blind nil read ``"nil"`` and ``"blind_nil"``,
+    not the stored 0 (RULES.md §8.7); a seat without a bid event keeps its value."""
+    said = {e[1]: e[2] for e in events if len(e) == 3 and e[0] == "bid"}
+    out = dict(facts)
+    if said and isinstance(out.get("bids"), (list, tuple)):
+        out["bids"] = tuple(said.get(s, v) for s, v in enumerate(out["bids"]))
+    return out
+
+
 def _split_facts(facts: Mapping[str, Any], agents: list[str], num_sides: int) -> tuple[list[list[str]], dict[str, list[list[str]]], list[list[str]]]:
     """Game facts as ``(table facts, per-agent facts, per-side facts)`` of ``[label, text]`` pairs.
 
@@ -149,7 +160,7 @@ class _Snapshotter:
         views = {a: env.information_state(a) for a in agents}
         ref = views[self.viewer or agents[0]]
         public = dict(g.public_state())
-        facts, per_agent, per_side = _split_facts(public, agents, g.num_sides)
+        facts, per_agent, per_side = _split_facts(said_bids(public, ref["events"]), agents, g.num_sides)
         private: dict[str, list[list[str]]] = {}
         for a in self.visible():
             extra = {k: v for k, v in views[a].items() if k not in _BASE_KEYS and k not in public}

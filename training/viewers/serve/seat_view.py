@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 # the replay page's display helpers: the live table draws the same facts the same way
-from training.viewers.replay import _BASE_KEYS, _split_facts, sort_cards
+from training.viewers.replay import _BASE_KEYS, _split_facts, said_bids, sort_cards
 
 #: A card text as the environment writes it: rank then suit (``"TC"`` is the ten of clubs) or a joker.
 CARD_TEXT = re.compile(r"\b(?:[2-9TJQKA][CDHS]|JK[RB])\b")
@@ -130,7 +130,7 @@ def seat_view(env: Any, agent: str) -> dict[str, Any]:
     public_keys = set(g.public_state())
     public = {k: v for k, v in info.items() if k in public_keys}
     private = {k: v for k, v in info.items() if k not in _BASE_KEYS and k not in public_keys}
-    facts, per_agent, per_side = _split_facts(public, agents, g.num_sides)
+    facts, per_agent, per_side = _split_facts(said_bids(public, info["events"]), agents, g.num_sides)
     own, own_per_agent, _ = _split_facts(private, agents, g.num_sides)
     legal: list[dict[str, Any]] = []
     if not over and env.agent_selection == agent:
