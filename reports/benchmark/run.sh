@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# The committed benchmark reports: heuristic, zoo:GAME and pimc under the protocol, every game,
-# cheapest pimc games first. Every deal is stored in runs/benchmark.sqlite as played, so running
-# this again resumes; a copy of that store is kept in reports/benchmark/deals.sqlite (written with
-# SQLite's backup API every SNAPSHOT_SECONDS, default 600, while a report plays and again when it
-# ends, so it is never half-written and a run killed mid-report loses at most that much play) and
-# seeds runs/ on a new checkout, so the run also resumes on another machine once the copy is
-# committed. A report already complete, for the current env version and the agents' current
-# files, is not run again.
+# The committed benchmark reports: heuristic, zoo:GAME and pimc under the protocol, every
+# registered game. Every deal is stored in runs/benchmark.sqlite as played, so running this again
+# resumes; a copy of that store is kept in reports/benchmark/deals.sqlite (written with SQLite's
+# backup API every SNAPSHOT_SECONDS, default 600, while a report plays and again when it ends, so
+# it is never half-written and a run killed mid-report loses at most that much play) and seeds
+# runs/ on a new checkout, so the run also resumes on another machine once the copy is committed.
+# A report already complete, for the current env version and the agents' current files, is not
+# run again.
 # Then `whist benchmark-page` rebuilds docs/benchmarks.md from the reports.
 # Usage: bash reports/benchmark/run.sh [WORKERS]   (from the repository root)
 set -euo pipefail
@@ -82,7 +82,8 @@ PY
 }
 if [ ! -e "$db" ] && [ -e "$copy" ]; then mkdir -p runs && snapshot "$copy" "$db"; fi
 if [ -e "$db" ] && [ -e "$copy" ]; then copy_is_covered; fi
-for game in romanian_whist minnesota_whist classic_whist cutthroat_whist german_whist bid_whist; do
+games=$(python -c "import whist_env; print(' '.join(whist_env.GAMES))")   # every registered game
+for game in $games; do
   for spec in heuristic "zoo:$game" pimc; do
     if complete "$spec" "$game"; then echo "complete already: $spec $game"; continue; fi
     played=$(mktemp -u)   # made when the report stops, which ends the refresher
