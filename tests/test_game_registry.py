@@ -31,12 +31,6 @@ class MiniWhist(ClassicWhist):
     NAME = NAME
 
 
-class LeadsRestricted(MiniWhist):
-    """:class:`MiniWhist` claiming a lead rule beyond follow suit (as Spades', RULES.md §8.4)."""
-
-    RESTRICTS_LEADS = True
-
-
 class VectorMiniWhist(VectorClassicWhist):
     """The batched engine of :class:`MiniWhist` (Classic's, under the test game's name)."""
 
@@ -273,9 +267,6 @@ def test_after_unregistering_it_is_gone(mini_whist):
      "{'defaults': {}, 'no honours': {'honours': False}}"),
     ({"golden_options": {"defaults": {}, "no_honours": {"honors": False}}},
      "mini_whist: golden_options must name rule options of ClassicOptions, got unknown ['honors']"),
-    ({"rules": LeadsRestricted},
-     "mini_whist: its rules restrict leads (RESTRICTS_LEADS), which the double-dummy solver does not know, "
-     "yet phase(s) ['play'] are searched as 'solve'"),
     ({"retired": {0: "0.2.0"}}, "mini_whist: retired versions must be ints in [0, 0), got [0]"),
     ({"version": 1, "retired": {-1: "0.2.0"}}, "mini_whist: retired versions must be ints in [0, 1), got [-1]"),
 ])

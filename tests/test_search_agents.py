@@ -9,7 +9,6 @@ import whist_env
 from agents.registry import make_agent
 from agents.search import ISMCTSAgent, PIMCAgent
 from training.evaluation.match import evaluate_pair
-from whist_env import games
 from whist_env.envs.policy_action import policy_action
 
 GAMES = sorted(whist_env.GAMES)
@@ -109,45 +108,87 @@ def test_dds_serves_bridge_like_hands_only_and_agrees_with_the_solver():
     for game in GAMES:
         env, _ = _card_play_position(game, seed=1, min_tricks_left=1, max_tricks_left=4)
         g = env.game
-        assert bridge_like(g) == (game in ("classic_whist", "minnesota_whist")), game
+        assert bridge_like(g) == (game in ("classic_whist", "minnesota_whist") or (game == "spades" and not g.leads_restricted())), game
         if bridge_like(g):
             solver = DoubleDummySolver(g.ctx, [g.side_of(p) for p in range(4)])
             assert dds_card_values(g) == solver.card_values(g.hands, g.leader, g.trick)
 
 
-def test_no_double_dummy_solver_is_offered_a_game_whose_rules_restrict_leads():
-    """A game whose rules restrict leads beyond follow suit (``RESTRICTS_LEADS``: Spades' unbroken
-    spades, RULES.md §8.4) is not bridge-like, and the compiled solver refuses it; every other
-    game's solver applies."""
+def test_no_double_dummy_solver_is_offered_a_position_whose_leads_may_still_be_restricted():
+    """A game whose rules may restrict leads beyond follow suit (``RESTRICTS_LEADS``: Spades'
+    unbroken spades, RULES.md §8.4) is solved only once no lead can be forbidden any more
+    (``leads_restricted()``): before that it is not bridge-like and the compiled solver refuses it;
+    every other game's solver applies from the deal on."""
     from agents.search.solving import bridge_like, dds_applies, solver_applies, solver_of
 
     for game in GAMES:
         g = whist_env.GAMES[game].raw_env().game
         restricted = type(g).RESTRICTS_LEADS
-        assert solver_applies(g) is (not restricted), game
+        assert g.leads_restricted() is restricted and solver_applies(g) is (not restricted), game
         if restricted:
-            assert not bridge_like(g) and not dds_applies(g) and not games.spec(game).phases_searched_as("solve"), game
-            with pytest.raises(ValueError, match="restrict leads"):
+            assert not bridge_like(g) and not dds_applies(g), game
+            with pytest.raises(ValueError, match="may still restrict a lead"):
                 solver_of(g)
 
 
-@pytest.mark.parametrize("game", [g for g in GAMES if games.spec(g).rules.RESTRICTS_LEADS])
-def test_pimc_never_solves_a_game_whose_rules_restrict_leads(game, monkeypatch):
-    """Even told to solve every decision (``exact=26``), pimc values such a game's bids and cards
-    by rollouts: the solver is never called."""
+def _spades_position(broken: bool, nil: bool = False):
+    """A Spades card-play decision of player_0, the leader, with 9 tricks left, the bids 3, 4, 2, 3 (player_0's a
+    nil where ``nil``), spades broken or not: four tricks played by hand from a fixed deal."""
+    from whist_env.rules.spades import BID_BASE, NIL
+
+    hands = {"player_0": ["AC", "KC", "QC", "JC", "AH", "KH", "QH", "2D", "3D", "4D", "5D", "6D", "AS"],
+             "player_1": ["2C", "3C", "4C", "5C", "2H", "3H", "4H", "7D", "8D", "9D", "TD", "2S", "3S"],
+             "player_2": ["6C", "7C", "8C", "9C", "5H", "6H", "7H", "JD", "QD", "KD", "AD", "4S", "5S"],
+             "player_3": ["TC", "8H", "9H", "TH", "JH", "6S", "7S", "8S", "9S", "TS", "JS", "QS", "KS"]}
+    env = whist_env.GAMES["spades"].raw_env(episode="hand")
+    env.reset(seed=0, options={"hands": hands, "dealer": "player_3"})
+    for b in (NIL if nil else 3, 4, 2, 3):
+        env.step(BID_BASE + b)
+    tricks = [["AC", "2C", "6C", "TC"], ["KC", "3C", "7C", "6S" if broken else "8H"], ["AH", "2H", "5H", "9H"],
+              ["QH", "3H", "6H", "TH"]]
+    if broken:  # player_3 ruffs the second trick with a spade and leads a heart to player_0's ace
+        tricks = [tricks[0], tricks[1], ["8H", "AH", "2H", "5H"], ["KH", "3H", "6H", "9H"]]
+    for trick in tricks:
+        for card in trick:
+            env.step(env.action_id(card))
+    assert env.agent_selection == "player_0" and env.game.spades_broken is broken
+    return env
+
+
+@pytest.mark.parametrize("broken", [False, True])
+@pytest.mark.parametrize("nil", [False, True])
+def test_pimc_solves_spades_once_spades_are_broken_and_no_nil_was_bid(broken, nil, monkeypatch):
+    """Spades' card play is solved double dummy only where no lead may still be restricted and the
+    side's trick total decides the hand (no nil): each card's value is then the hand's points
+    (``side_trick_points``) at the side's tricks so far plus its double-dummy tricks to come;
+    elsewhere rollouts value it and the solver is never called."""
     import agents.search.pimc as pimc
+    from agents.search.solving import card_values, solver_applies
 
-    if games.spec(game).heuristic is None:
-        pytest.skip(f"{game} has no rule-based player yet (pimc's fallback)")
+    env = _spades_position(broken, nil)
+    g = env.game
+    calls = []
 
-    def refuse(*args, **kwargs):
-        raise AssertionError("the double-dummy solver was called")
+    def counted(game, misere=False):
+        assert not game.leads_restricted() and game.side_trick_points(game.current_player) is not None
+        calls.append(1)
+        return card_values(game, misere)
 
-    monkeypatch.setattr(pimc, "card_values", refuse)
-    monkeypatch.setattr(pimc, "solved_tricks", refuse)
-    agent = make_agent("pimc:worlds=2,rollouts=4,exact=26,rollout=random", game, seed=0)
-    result = evaluate_pair(game, agent, make_agent("random", game), 1, seed=3, options={"episode": "hand"})
-    assert result.deals == 1
+    monkeypatch.setattr(pimc, "card_values", counted)
+    agent = make_agent("pimc:worlds=3,exact=9,rollouts=8", "spades", seed=4)
+    action = agent.act_in_env(env, "player_0")
+    assert env.observe("player_0")["action_mask"][action] == 1
+    solves = broken and not nil
+    assert solver_applies(g) is broken and (g.side_trick_points(0) is None) is nil
+    assert bool(calls) is solves and agent.last_values_kind == pimc.VALUES_POINTS
+    if solves:  # the values are the hand's points of the side's final trick count in every world
+        legal = np.flatnonzero(env.observe("player_0")["action_mask"])
+        points = g.side_trick_points(0)
+        taken = g.tricks_by_side()[0]
+        rng_agent = make_agent("pimc:worlds=3,exact=9,rollouts=8", "spades", seed=4)
+        worlds = rng_agent._draw_worlds(env, "player_0", 3)
+        expected = np.mean([[points[taken + card_values(w.game)[int(a)]] for a in legal] for w in worlds], axis=0)
+        assert np.allclose(agent.last_values[legal], expected)
 
 
 @pytest.mark.parametrize("game", GAMES)

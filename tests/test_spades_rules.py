@@ -654,3 +654,44 @@ def test_cards_text_round_trip_of_random_deals(seed):
     twin = Spades()
     twin.reset(np.random.default_rng(0), g.current_deal())
     assert twin.hands == g.hands and twin.dealer == g.dealer
+
+
+# ------------------------------------------------------------------ search hooks (§8.4, §8.5)
+def test_leads_are_restricted_until_spades_are_broken():
+    """``leads_restricted()``, what search asks before solving: true until a spade is played on
+    another suit; with ``only_spades_left`` never false; with ``any`` false from the deal."""
+    g = sp4_game()
+    assert g.leads_restricted()
+    play(g, "4H")
+    assert g.leads_restricted()
+    play(g, "2S")
+    assert not g.leads_restricted()
+    g = sp4_game(spade_lead="only_spades_left")
+    play(g, "4H", "2S", "AH", "5H")
+    assert g.leads_restricted()
+    assert not game({0: ["AS", "2C"]}, dealer=3, spade_lead="any").leads_restricted()
+
+
+def test_side_trick_points_score_each_trick_total_of_the_hand():
+    """Bids 2, 3, 2, 3 (side 0 contracts 4, side 1 six): entry t is side 0's hand points with t of
+    the 13 tricks minus side 1's with the rest (§8.5): set below 4, made from 4, a bag a trick
+    over, and side 1 set from t = 8; seat 1's table is seat 0's read backwards and negated."""
+    g = sp4_game()
+    assert g.side_trick_points(0) is not None
+    expected = [-40 - (60 + 7 - t) for t in range(4)] + [40 + (t - 4) - (60 + 7 - t) for t in range(4, 8)] \
+        + [40 + (t - 4) + 60 for t in range(8, 14)]
+    assert g.side_trick_points(0).tolist() == expected
+    assert expected[:5] == [-107, -106, -105, -104, -23] and expected[7:9] == [-17, 104] and expected[13] == 109
+    assert g.side_trick_points(1).tolist() == [-v for v in reversed(expected)]
+    g.bags = [8, 0]  # two bags more cost side 0 the bag penalty
+    assert g.side_trick_points(0)[5] == 40 + 1 - 62 and g.side_trick_points(0)[6] == 40 + 2 - 100 - 61
+
+
+def test_side_trick_points_are_none_in_the_bidding_and_with_a_nil():
+    g = game(dealer=3)
+    assert g.side_trick_points(0) is None  # the bidding
+    bid(g, "bid:nil", "bid:3", "bid:2", "bid:3")
+    assert all(g.side_trick_points(s) is None for s in range(4))
+    g = game(dealer=3, blind_nil=True, blind_nil_deficit=0)
+    bid(g, "bid:3", "bid:blind_nil", "bid:2", "bid:3")
+    assert all(g.side_trick_points(s) is None for s in range(4))

@@ -39,7 +39,9 @@ DECISION_KINDS = (CARD_PLAY, BID, DECLARATION, DISCARD, STOCK_DRAW)
 #: How search (``pimc``) treats a decision:
 #:
 #: * ``"solve"``: double dummy in every world once at most the game's ``solver_depth`` tricks
-#:   remain and the side simply wants many (or, misère, few) tricks; rollouts before that;
+#:   remain, the side simply wants many (or, misère, few) tricks or its trick total decides the
+#:   hand's points (``side_trick_points``), and no lead may still be restricted
+#:   (``leads_restricted``); rollouts before that;
 #: * ``"rollout"``: each legal action valued by rollouts of the game's own scoring;
 #: * ``"forecast"``: an exact bid, the trick count most often seen over the worlds;
 #: * ``"contract"``: an auction call, each level of a mode valued by the contract's points
@@ -161,10 +163,6 @@ class GameSpec:
         unknown = sorted({k for options in golden.values() for k in options} - known) if known is not None else []
         if unknown:
             raise ValueError(f"{self.name}: golden_options must name rule options of {self.rules.OPTIONS.__name__}, got unknown {unknown}")
-        solved = [p for p, d in self.decisions.items() if d.search == "solve"]
-        if getattr(self.rules, "RESTRICTS_LEADS", False) and solved:
-            raise ValueError(f"{self.name}: its rules restrict leads (RESTRICTS_LEADS), which the double-dummy solver does not know, "
-                             f"yet phase(s) {solved} are searched as 'solve'")
         for key in ("vector", "heuristic", "exact_open_play"):
             path = getattr(self, key)
             if path is not None and not (isinstance(path, str) and _PATH.fullmatch(path)):

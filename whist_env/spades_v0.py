@@ -17,9 +17,9 @@ SPEC = GameSpec(
     name="spades",
     version=0,
     rules=Spades,
-    # bids: the own tricks most often seen over the worlds; card play by rollouts, since the side
-    # wants its contract (not every trick) and the solver knows no lead rule for spades
-    decisions={"bid": Decision(BID, "forecast"), "play": Decision(CARD_PLAY, "rollout")},
+    # bids: the own tricks most often seen over the worlds; card play solved once spades are broken
+    # and no nil was bid (the side's trick total then decides the hand's points), else by rollouts
+    decisions={"bid": Decision(BID, "forecast"), "play": Decision(CARD_PLAY, "solve")},
     solver_depth=8,
     vector="whist_env.vector.spades:VectorSpades",
     heuristic="agents.heuristics.spades:SpadesHeuristicAgent",

@@ -22,7 +22,12 @@ imports no game's rules.
   tricks best in Minnesota Low). Romanian Whist's card play is ``"rollout"``: its objective is
   an exact bid, not a trick count, so a double-dummy trick count would value overtricks as
   gains. German Whist's stock phase is ``"rollout"`` too (the cards it wins are drawn from the
-  stock, not tricks); its play after the stock is solved whole, from its first trick;
+  stock, not tricks); its play after the stock is solved whole, from its first trick. Where
+  the side wants neither many nor few but its trick total alone decides the hand's points
+  (``side_trick_points``: Spades with no nil bid), a world's value is those points at the
+  side's tricks so far plus its double-dummy tricks to come: the sides are modelled as fighting
+  for every trick (a bag is worth a point, a set contract tens), then the hand is scored. Only
+  where no lead may still be restricted (``leads_restricted``: Spades once spades are broken);
 * else by a **rollout**: the action, then the ``rollout`` policy in every seat to the end of the
   hand; the value is the hand's points of the agent's side minus the mean of the other sides'
   (the game's own scoring, exact bids included; :func:`agents.search.rollout.side_value`).
@@ -37,8 +42,9 @@ worlds per action and many actions (Bid Whist's 18 candidate discards) the best 
 the luckiest one.
 
 **Exact bids** (``"forecast"``: Romanian Whist). In each world the agent's tricks are counted:
-double dummy with every other player against it once the hand has at most ``exact`` cards (in a
-game whose rules restrict no lead, ``RESTRICTS_LEADS``: the solver knows follow suit only), else
+double dummy with every other player against it once the hand has at most ``exact`` cards (where
+the bidder is a side alone and no lead may be restricted, ``leads_restricted``: the solver knows
+follow suit only and counts a side's tricks), else
 by a rollout of the ``rollout`` policy (its own bid included). The agent bids the count most
 often seen that the rules allow (the hook rule); ties go to the best mean value of the bid over
 the worlds (``contract_value``: the deal score, RULES.md §5.7, streaks left out), then to the
@@ -229,7 +235,8 @@ class PIMCAgent(SearchAgent):
         else:  # every rollout of the decision at once (a policy network plays them in lockstep)
             memo = dict(zip(distinct, self.rollout.values(list(distinct.values()), env.game.current_player, legal)))
         values = np.array([memo[key] for key in keys])
-        self._record_values(values.mean(axis=0), legal, observation, VALUES_TRICKS if exact else VALUES_POINTS)
+        tricks = exact and env.game.trick_objective(env.game.current_player) != 0
+        self._record_values(values.mean(axis=0), legal, observation, VALUES_TRICKS if tricks else VALUES_POINTS)
         return self._best(values, legal, observation, info, 0.0 if exact else self.z)
 
     def _record_values(self, means: np.ndarray, legal: np.ndarray, observation: Mapping[str, np.ndarray], kind: int) -> None:
@@ -294,8 +301,10 @@ class PIMCAgent(SearchAgent):
 
     def _solves(self, game: Any, seat: int, tricks_left: int) -> bool:
         """Whether a ``"solve"`` decision of ``seat`` is valued double dummy now (from public
-        facts: the objective, the tricks left, and whether the solver knows the game's leads)."""
-        return game.trick_objective(seat) != 0 and tricks_left <= self._exact_limit() and solver_applies(game)
+        facts: the objective or a points table of the side's tricks, the tricks left, and whether
+        the solver knows the leads still to come)."""
+        return ((game.trick_objective(seat) != 0 or game.side_trick_points(seat) is not None)
+                and tricks_left <= self._exact_limit() and solver_applies(game))
 
     def _exact_limit(self) -> int:
         """Most tricks left at which a decision is solved exactly: ``exact``, or the game's
@@ -304,9 +313,17 @@ class PIMCAgent(SearchAgent):
 
     def _solved_values(self, world: Any, legal: np.ndarray) -> np.ndarray:
         """Exact value of each legal action in ``world``: the double-dummy tricks of the side,
-        negated where it wants few."""
+        negated where it wants few; where the side wants neither (``trick_objective`` 0) but its
+        trick total decides the hand (``side_trick_points``, Spades without a nil), the hand's
+        points of that total: the tricks taken so far plus the double-dummy tricks to come."""
         game = world.game
-        objective = game.trick_objective(game.current_player)
+        seat = game.current_player
+        objective = game.trick_objective(seat)
+        if objective == 0:
+            points = game.side_trick_points(seat)
+            taken = game.tricks_by_side()[game.side_of(seat)]
+            values = card_values(game)
+            return np.array([points[taken + values[int(a)]] for a in legal], dtype=float)
         values = card_values(game, misere=objective < 0)
         return np.array([objective * values[int(a)] for a in legal], dtype=float)
 
@@ -319,8 +336,10 @@ class PIMCAgent(SearchAgent):
         tricks = [game.bid_meaning(a).tricks for a in bids]
         counts = np.zeros(len(legal))
         scores = np.zeros(len(legal))
+        # the solver counts a side's tricks: the bidder's own only where it is a side alone (not Spades)
+        alone = sum(game.side_of(p) == game.side_of(seat) for p in range(game.num_players)) == 1
         for world in self._draw_worlds(env, agent, self.worlds):
-            if size <= self._exact_limit() and solver_applies(world.game):
+            if alone and size <= self._exact_limit() and solver_applies(world.game):
                 took = solved_tricks(world.game, seat)
             else:
                 took = self.rollout.final(world).last_hand[1][seat]

@@ -27,19 +27,20 @@ _RANK_TEXT = "23456789TJQKA"
 
 
 def solver_applies(game: Any) -> bool:
-    """Whether a double-dummy solver (the compiled one, DDS) can value ``game``'s card play at
-    all: its rules restrict no lead beyond follow suit (``RESTRICTS_LEADS`` false; Spades' unbroken
-    spades, RULES.md §8.4, are a rule the solvers do not know). It reads the rules class only:
-    the same answer in every world of a decision."""
-    return not getattr(game, "RESTRICTS_LEADS", False)
+    """Whether a double-dummy solver (the compiled one, DDS) can value ``game``'s card play from
+    here: no lead may be restricted beyond follow suit any more in this hand
+    (``game.leads_restricted()`` false; Spades' unbroken spades, RULES.md §8.4, are a rule the
+    solvers do not know, so Spades is solved only once spades are broken). It reads public facts
+    only: the same answer in every world of a decision."""
+    return not game.leads_restricted()
 
 
 def bridge_like(game: Any) -> bool:
     """Whether DDS can value ``game``'s card play: 4 seats in two partnerships (seat i on side
     i % 2), a deck without jokers (a Bid Whist no-trump hand may rank its jokers as nothing, yet
     DDS cannot hold them), the natural ranking with a trump suit or none, no must-trump, and no
-    lead restricted beyond follow suit (:func:`solver_applies`). It reads the rules only, never
-    the hands: the same answer in every world of a decision."""
+    lead that may still be restricted beyond follow suit (:func:`solver_applies`). It reads the
+    rules and public facts only, never the hands: the same answer in every world of a decision."""
     ctx = game.ctx
     return (solver_applies(game) and game.deck_mask() >> 52 == 0 and game.num_players == 4 and game.num_sides == 2 and all(game.side_of(p) == p % 2 for p in range(4))
             and ctx.eff_suit == natural_context(ctx.trump).eff_suit and ctx.power == natural_context(ctx.trump).power
@@ -91,12 +92,13 @@ def solver_of(game: Any) -> CompiledDoubleDummySolver:
     trick context, its sides, its deck and its own trick-winner rule.
 
     Raises:
-        ValueError: ``game``'s rules restrict leads (:func:`solver_applies` is false): the solver
-            would play leads the rules forbid.
+        ValueError: ``game``'s rules may still restrict a lead in this hand (:func:`solver_applies`
+            is false): the solver would play leads the rules forbid.
     """
     if not solver_applies(game):
-        raise ValueError(f"the double-dummy solver cannot value {type(game).__name__}: its rules restrict leads "
-                         "beyond follow suit (RESTRICTS_LEADS), which the solver does not know")
+        raise ValueError(f"the double-dummy solver cannot value {type(game).__name__} here: its rules may still restrict "
+                         "a lead beyond follow suit in this hand (leads_restricted(): Spades' unbroken spades), which the "
+                         "solver does not know")
     return CompiledDoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask(),
                                      winner=game.trick_winner_rule)
 

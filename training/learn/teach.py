@@ -37,8 +37,9 @@ Each shard holds M decisions, in play order:
   on (its negation where the seat wants few tricks, a Minnesota Low hand), NaN where there is
   none: bids and other non-card decisions, Romanian Whist (exact bids: neither many nor few
   tricks is the aim), German Whist's stock phase (the solver values trick play, not the
-  draws: these decisions are left unlabelled), and a game whose rules restrict leads beyond follow
-  suit (``RESTRICTS_LEADS``, Spades: the solver knows follow suit only);
+  draws: these decisions are left unlabelled), Spades (the side's points, not its trick count,
+  are the aim), and wherever a lead may still be restricted beyond follow suit
+  (``leads_restricted()``: the solver knows follow suit only);
 * ``reward`` float32 ``(M,)``: the rewards the acting seat received after this decision and
   before its next one (raw game points); ``episode_return`` float32 ``(M,)``: the sum of its
   rewards from this decision to the end of the episode (undiscounted);

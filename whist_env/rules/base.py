@@ -128,8 +128,9 @@ class TrickTakingGame:
     INTERCHANGEABLE_SUITS: tuple[tuple[int, ...], ...] = ((0, 1, 2, 3),)
     #: Whether the rules may forbid a lead that follow suit allows (RULES.md §1.4 restricts only
     #: the cards that follow a lead): Spades' unbroken spades (§8.4). The double-dummy solvers
-    #: (DDS and ``whist_env.engine``'s) know follow suit only, so search never offers them a game
-    #: that says so; ``False`` in every game whose leads are free.
+    #: (DDS and ``whist_env.engine``'s) know follow suit only, so search offers them such a game's
+    #: positions only once no lead can be forbidden any more (:meth:`leads_restricted`, Spades:
+    #: once spades are broken); ``False`` in every game whose leads are free.
     RESTRICTS_LEADS: bool = False
     #: Names of the public card sets of :meth:`public_card_sets`, in order.
     PUBLIC_CARD_SETS: tuple[str, ...] = ()
@@ -886,6 +887,22 @@ class TrickTakingGame:
         ``1`` as many as it can take, ``-1`` as few (misère), ``0`` neither (an exact bid). What
         a double-dummy search of the card play maximises (``whist_env.engine.double_dummy``)."""
         return 1
+
+    def side_trick_points(self, seat: int) -> np.ndarray | None:
+        """The hand's points as a function of the tricks ``seat``'s side takes, where a trick
+        objective (:meth:`trick_objective`) is 0 and yet the side's trick total alone decides the
+        hand's score: float64 ``(N + 1,)`` for a hand of ``N`` tricks, entry ``t`` the points of
+        the side minus the mean of the other sides' when the side ends the hand with ``t``
+        tricks; ``None`` where no such table exists (the default). A double-dummy search scores
+        each world's trick count with it (``agents.search.pimc``); it reads public facts only."""
+        return None
+
+    def leads_restricted(self) -> bool:
+        """Whether a lead that follow suit allows may still be forbidden in this hand (RULES.md
+        §1.4 restricts only the cards that follow a lead; Spades' unbroken spades, §8.4): the
+        double-dummy solvers know follow suit only, so they value a position only where this is
+        ``False``. Public, the same in every world of a decision. Default: ``RESTRICTS_LEADS``."""
+        return self.RESTRICTS_LEADS
 
     def bid_meaning(self, action: int) -> BidMeaning | None:
         """What the bid ``action`` promises (:class:`BidMeaning`: tricks, exact or at least, mode),

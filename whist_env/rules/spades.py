@@ -241,6 +241,28 @@ class Spades(TrickTakingGame):
                     winner = 1 - side
         return points, winner
 
+    def leads_restricted(self) -> bool:
+        """Whether a spade lead may still be forbidden in this hand: spades are not broken yet
+        (with ``spade_lead="only_spades_left"`` they never are; with ``"any"`` they are from the
+        deal on), RULES.md §8.4."""
+        return not self.spades_broken
+
+    def side_trick_points(self, seat: int) -> np.ndarray | None:
+        """In card play with no nil or blind nil bid at the table, the hand's points of ``seat``'s
+        side minus the other side's when the side takes ``t`` of the 13 tricks (entry ``t``,
+        float64 ``(14,)``): each side's contract made or set, its bags and the bag penalty on
+        its carried bags (RULES.md §8.5; :func:`side_points`). ``None`` in the bidding and where a
+        nil was bid (then each seat's own tricks count, not the side's total)."""
+        if self.phase != PLAY or NIL in self.bids:
+            return None
+        side = self.side_of(seat)
+        bids = [[self.bids[s] for s in self.seats_of(x)] for x in (side, 1 - side)]
+        n = self.tricks_per_hand()
+        # without a nil only a side's total counts: the first seat is given all of it
+        return np.array([side_points(bids[0], (False, False), (t, 0), self.bags[side], self.options)[0]
+                         - side_points(bids[1], (False, False), (n - t, 0), self.bags[1 - side], self.options)[0]
+                         for t in range(n + 1)], dtype=np.float64)
+
     def side_contract(self, side: int) -> int | None:
         """The sum of ``side``'s bids (nil and blind nil count 0), ``None`` while one of its
         players has still to bid (RULES.md §8.3)."""

@@ -178,24 +178,27 @@ class Analyst:
                            + (" (negated: your side wants few tricks)" if misere else ""))
         else:
             out["unit"] = "points"
-            out["note"] = "mean points of your side minus the others' by rollouts of the rule-based player, over deals drawn from what you know"
+            out["note"] = ("mean points of your side minus the others', over deals drawn from what you know: by rollouts of the "
+                           "rule-based player, or double dummy where the deals are solved and your side's tricks decide the points")
         return out
 
     # ------------------------------------------------------------------ after the hand
     def solvable(self, env: Any, agent: str) -> str:
         """Why the decision of ``agent`` at ``env`` cannot be valued double dummy (``""``: it
-        can): a phase search does not solve, rules that restrict leads (``RESTRICTS_LEADS``), no
-        trick objective, or too many tricks left."""
+        can): a phase search does not solve, a lead the rules may still restrict
+        (``leads_restricted``: Spades before spades are broken), neither a trick objective nor a
+        points table of the side's tricks (``side_trick_points``: an exact bid, a nil), or too
+        many tricks left."""
         from agents.search.solving import solver_applies
 
         g = env.game
         if self.spec.decision(g.phase).search != "solve":
             return f"no double-dummy value in the {g.phase.replace('_', ' ')} phase"
         if not solver_applies(g):
-            return "no double-dummy value: the rules restrict leads beyond follow suit, which the solver does not know"
+            return "no double-dummy value yet: the rules may still restrict a lead beyond follow suit, which the solver does not know"
         seat = env.possible_agents.index(agent)
-        if g.trick_objective(seat) == 0:
-            return "no double-dummy value: the side wants neither many nor few tricks (an exact bid)"
+        if g.trick_objective(seat) == 0 and g.side_trick_points(seat) is None:
+            return "no double-dummy value: the side wants neither many nor few tricks (an exact bid or a nil)"
         left = _tricks_left(env.information_state(agent))
         if left > self.dd_depth:
             return f"not solved: {left} tricks left (at most {self.dd_depth} are solved)"
@@ -222,7 +225,8 @@ class Analyst:
             out["note"] = why
             return out
         g = env.game
-        objective = g.trick_objective(env.possible_agents.index(agent))
+        # a side whose trick total decides its points (Spades without a nil) fights for every trick
+        objective = g.trick_objective(env.possible_agents.index(agent)) or 1
         values = card_values(g, misere=objective < 0)
         pairs = sorted(((env.action_label(int(c)), int(v)) for c, v in values.items()), key=lambda p: -objective * p[1])
         out["values"] = dict(pairs)
