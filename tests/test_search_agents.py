@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
 
 import whist_env
 from agents.registry import make_agent
 from agents.search import ISMCTSAgent, PIMCAgent
 from training.evaluation.match import evaluate_pair
+from whist_env.engine.cards import cards_of
 from whist_env.envs.policy_action import policy_action
 
 GAMES = sorted(whist_env.GAMES)
@@ -398,3 +401,112 @@ def test_pimc_values_every_level_of_a_mode_by_the_same_books():
     for level in range(4, 8):
         assert (values[:, labels.index(f"bid:{level}:uptown")] == 4 * level).all()
     assert env.game.action_label(call) == labels[int(np.argmax(values.mean(axis=0)))]
+
+
+def _legal_ids(g) -> list[int]:
+    return [a for a in range(g.num_actions) if g.legal_actions() >> a & 1]
+
+
+def _points_minimax(g, side: int) -> int:
+    """The hand's points of ``side`` minus the other's under best play by both, every card open
+    (``side`` maximises), by brute force over the rules object: the truth solved values must equal."""
+    values = []
+    for a in _legal_ids(g):
+        child = g.clone()
+        out = child.apply(a)
+        values.append(out.hand_points[side] - out.hand_points[1 - side] if out.hand_points is not None else _points_minimax(child, side))
+    return max(values) if g.side_of(g.current_player) == side else min(values)
+
+
+def _spades_ending(seed: int, tricks_left: int, bags: tuple[int, int]):
+    """A Spades rules object with at most ``tricks_left`` tricks to play, no nil bid, random
+    legal play from a random deal (``None`` where spades are still unbroken there)."""
+    from whist_env.rules.spades import BID_BASE, Spades
+
+    rng = np.random.default_rng(seed)
+    g = Spades(target_score=10**6, mercy_rule=False)
+    g.reset(rng)
+    while g.phase == "bid":
+        g.apply(int(rng.choice([a for a in _legal_ids(g) if BID_BASE < a <= BID_BASE + 5])))
+    stop = int(rng.integers(4))  # cards of the trick in progress
+    while not (g.hands[g.current_player].bit_count() <= tricks_left and len(g.trick) == stop):
+        g.apply(int(rng.choice(_legal_ids(g))))
+    g.bags = list(bags)
+    return g if g.spades_broken else None
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.filter_too_much])
+@given(seed=st.integers(0, 2**31), bags=st.sampled_from([(0, 0), (9, 0), (0, 9), (8, 8), (9, 9), (7, 3)]))
+def test_solved_spades_values_are_the_minimax_of_the_hand_points(seed, bags):
+    """Where pimc solves a Spades position (``solved_points``: spades broken, no nil, points that
+    never fall as the side takes more of the tricks left), each card's value is the minimax of the
+    hand's points under best play by both sides, found by brute force; where the reachable points
+    fall (bags near their penalty), it declines to solve."""
+    from types import SimpleNamespace
+
+    from agents.search.solving import solved_points
+
+    g = _spades_ending(seed, 3, bags)
+    assume(g is not None)
+    seat, side = g.current_player, g.side_of(g.current_player)
+    legal = np.array(_legal_ids(g))
+    truth = []
+    for a in legal:
+        child = g.clone()
+        out = child.apply(int(a))
+        truth.append(out.hand_points[side] - out.hand_points[1 - side] if out.hand_points is not None else _points_minimax(child, side))
+    points = solved_points(g)
+    taken = g.tricks_by_side()[side]
+    reach = g.side_trick_points(seat)[taken: taken + g.hands[seat].bit_count() + 1]
+    assert (points is None) is bool(np.any(np.diff(reach) < 0))
+    if points is not None:
+        values = make_agent("pimc:worlds=1", "spades", seed=0)._solved_values(SimpleNamespace(game=g), legal)
+        assert values.tolist() == truth
+
+
+def test_spades_bags_near_the_penalty_are_not_solved_double_dummy():
+    """Carried bags 7 and 3; side 0 bid 1 + 4 and has 6 tricks (a bag over), 3 tricks left, seat 0 to
+    lead: a double-dummy trick count would value 7D best (152 points), but more tricks push side 0
+    to 10 bags, and under best play by both 5S is worth 152 and 7D 53. pimc does not solve it."""
+    from agents.search.solving import card_values, solved_points
+    from whist_env.engine.cards import card_to_str
+
+    g = _spades_ending(7, 3, (7, 3))
+    assert g is not None and g.current_player == 0 and g.bids == [1, 5, 4, 5] and g.tricks_won == [4, 2, 2, 2]
+    assert sorted(card_to_str(c) for c in cards_of(g.hands[0])) == ["5S", "7D", "AS"]
+    assert solved_points(g) is None
+    assert g.tricks_by_side()[0] == 6
+    naive = {card_to_str(a): g.side_trick_points(0)[6 + v] for a, v in card_values(g).items()}
+    truth = {}
+    for a in _legal_ids(g):
+        child = g.clone()
+        child.apply(a)
+        truth[card_to_str(a)] = _points_minimax(child, 0)
+    assert naive == {"7D": 152, "5S": 53, "AS": 54} and truth == {"7D": 53, "5S": 152, "AS": 54}
+
+
+def test_spades_bids_are_never_counted_by_the_solver(monkeypatch):
+    """The solver counts a side's tricks; a Spades bid forecasts the bidder's own, so pimc counts
+    them by rollouts even where the solver could apply from the deal on (``spade_lead="any"``)."""
+    import agents.search.pimc as pimc
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("a side's double-dummy tricks were counted as a bidder's own")
+
+    monkeypatch.setattr(pimc, "solved_tricks", refuse)
+    env = whist_env.GAMES["spades"].raw_env(episode="hand", spade_lead="any")
+    env.reset(seed=2)
+    assert not env.game.leads_restricted() and env.game.phase == "bid"
+    action = make_agent("pimc:worlds=2,exact=13,rollout=random", "spades", seed=0).act_in_env(env, env.agent_selection)
+    assert env.observe(env.agent_selection)["action_mask"][action] == 1
+
+
+def test_alphamu_reports_the_unit_of_the_pimc_values_it_defers_to():
+    """Where alphamu leaves a decision to pimc (Spades: no trick objective), its values keep pimc's
+    unit: points, not tricks."""
+    from agents.search.pimc import VALUES_POINTS
+
+    env = _spades_position(broken=True)
+    agent = make_agent("alphamu:worlds=2,rollouts=4", "spades", seed=0)
+    agent.act_in_env(env, "player_0")
+    assert agent.last_values is not None and agent.last_values_kind == VALUES_POINTS

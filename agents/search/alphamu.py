@@ -205,7 +205,7 @@ class AlphaMuAgent(SearchAgent):
                     and solver_applies(env.game))
         if not (searched and tricks_left <= min(self.horizon, self.pimc._exact_limit())):
             action = self.pimc.act_in_env(env, agent)
-            self.last_values = self.pimc.last_values
+            self.last_values, self.last_values_kind = self.pimc.last_values, self.pimc.last_values_kind
             return action
         drawn = [env.resample_from_infostate(agent, self.rng).game for _ in range(self.worlds)]
         self.last_fronts = self.root_fronts(drawn, seat, legal)

@@ -23,10 +23,11 @@ imports no game's rules.
   an exact bid, not a trick count, so a double-dummy trick count would value overtricks as
   gains. German Whist's stock phase is ``"rollout"`` too (the cards it wins are drawn from the
   stock, not tricks); its play after the stock is solved whole, from its first trick. Where
-  the side wants neither many nor few but its trick total alone decides the hand's points
-  (``side_trick_points``: Spades with no nil bid), a world's value is those points at the
-  side's tricks so far plus its double-dummy tricks to come: the sides are modelled as fighting
-  for every trick (a bag is worth a point, a set contract tens), then the hand is scored. Only
+  the side wants neither many nor few tricks but its trick total alone decides the hand's
+  points, and those never fall as it takes more of the tricks left
+  (:func:`agents.search.solving.solved_points`: Spades with no nil bid and no bag penalty in
+  reach), a world's value is those points at the side's tricks so far plus its double-dummy
+  tricks to come: then fighting for every trick is both sides' best play. All of this only
   where no lead may still be restricted (``leads_restricted``: Spades once spades are broken);
 * else by a **rollout**: the action, then the ``rollout`` policy in every seat to the end of the
   hand; the value is the hand's points of the agent's side minus the mean of the other sides'
@@ -41,14 +42,14 @@ worlds, by more than ``z`` standard errors (default 1; ``z=0``: the best mean): 
 worlds per action and many actions (Bid Whist's 18 candidate discards) the best mean is mostly
 the luckiest one.
 
-**Exact bids** (``"forecast"``: Romanian Whist). In each world the agent's tricks are counted:
-double dummy with every other player against it once the hand has at most ``exact`` cards (where
-the bidder is a side alone and no lead may be restricted, ``leads_restricted``: the solver knows
-follow suit only and counts a side's tricks), else
-by a rollout of the ``rollout`` policy (its own bid included). The agent bids the count most
-often seen that the rules allow (the hook rule); ties go to the best mean value of the bid over
-the worlds (``contract_value``: the deal score, RULES.md §5.7, streaks left out), then to the
-lowest bid.
+**Bids of a trick count** (``"forecast"``: Romanian Whist, Spades). In each world the agent's own
+tricks are counted: double dummy with every other player against it once the hand has at most
+``exact`` cards where the bidder is a side alone and no lead may be restricted
+(``leads_restricted``: the solver knows follow suit only and counts a side's tricks), else by a
+rollout of the ``rollout`` policy (its own bid included). The agent bids the count most often
+seen that the rules allow (Romanian's hook rule, Spades' combined limit); ties go to the best
+mean value of the bid over the worlds (``contract_value``: Romanian's deal score, RULES.md §5.7,
+streaks left out; a Spades bid's §8.5 points), then to the lowest bid.
 
 **An auction** (``"contract"``: the Bid Whist auction). In each world one rollout follows a pass
 and one each mode's lowest legal bid (its probe); where the probe becomes the contract, every
@@ -87,12 +88,13 @@ import numpy as np
 from agents.search.base import PolicyFactory, SearchAgent
 from agents.search.inference import WorldWeights, effective_sample_size, systematic_resample
 from agents.search.rollout import side_value
-from agents.search.solving import card_values, solved_tricks, solver_applies
+from agents.search.solving import card_values, solved_points, solved_tricks, solver_applies
 from agents.search.spec import check_int, check_real
 from whist_env import games
 from whist_env.envs.policy_protocols import ActsInEnv, UniformChoice
 
-#: :attr:`PIMCAgent.last_values_kind`: values in tricks (double dummy) or in points (rollouts).
+#: :attr:`PIMCAgent.last_values_kind`: values in tricks (double dummy, a trick objective) or in points
+#: (rollouts, or the points of the double-dummy tricks where the side's trick total decides them).
 VALUES_TRICKS, VALUES_POINTS = 1, 2
 
 
@@ -190,7 +192,8 @@ class PIMCAgent(SearchAgent):
         #: was forced or left to the heuristic), in the units of :attr:`last_values_kind`
         self.last_values: np.ndarray | None = None
         #: :data:`VALUES_TRICKS` (tricks the side takes from the current trick on, negated
-        #: where it wants few) or :data:`VALUES_POINTS` (the side's points, rollouts)
+        #: where it wants few) or :data:`VALUES_POINTS` (the side's points: rollouts, or solved
+        #: and scored by ``solved_points``)
         self.last_values_kind = VALUES_POINTS
         if self.inference_spec is not None:
             policy = make_policy(self.inference_spec, game, None if seed is None else seed + 2)
@@ -303,7 +306,7 @@ class PIMCAgent(SearchAgent):
         """Whether a ``"solve"`` decision of ``seat`` is valued double dummy now (from public
         facts: the objective or a points table of the side's tricks, the tricks left, and whether
         the solver knows the leads still to come)."""
-        return ((game.trick_objective(seat) != 0 or game.side_trick_points(seat) is not None)
+        return ((game.trick_objective(seat) != 0 or solved_points(game) is not None)
                 and tricks_left <= self._exact_limit() and solver_applies(game))
 
     def _exact_limit(self) -> int:
@@ -314,13 +317,14 @@ class PIMCAgent(SearchAgent):
     def _solved_values(self, world: Any, legal: np.ndarray) -> np.ndarray:
         """Exact value of each legal action in ``world``: the double-dummy tricks of the side,
         negated where it wants few; where the side wants neither (``trick_objective`` 0) but its
-        trick total decides the hand (``side_trick_points``, Spades without a nil), the hand's
-        points of that total: the tricks taken so far plus the double-dummy tricks to come."""
+        trick total decides the hand and its points never fall with more tricks
+        (:func:`~agents.search.solving.solved_points`, Spades without a nil), the hand's points of
+        that total: the tricks taken so far plus the double-dummy tricks to come."""
         game = world.game
         seat = game.current_player
         objective = game.trick_objective(seat)
         if objective == 0:
-            points = game.side_trick_points(seat)
+            points = solved_points(game)
             taken = game.tricks_by_side()[game.side_of(seat)]
             values = card_values(game)
             return np.array([points[taken + values[int(a)]] for a in legal], dtype=float)

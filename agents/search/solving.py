@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from whist_env.engine.compiled_double_dummy import CompiledDoubleDummySolver
 from whist_env.engine.tricks import natural_context
 
@@ -101,6 +103,25 @@ def solver_of(game: Any) -> CompiledDoubleDummySolver:
                          "solver does not know")
     return CompiledDoubleDummySolver(game.ctx, [game.side_of(p) for p in range(game.num_players)], game.deck_mask(),
                                      winner=game.trick_winner_rule)
+
+
+def solved_points(game: Any) -> np.ndarray | None:
+    """The points by which a double-dummy trick count scores the hand exactly for the player to
+    act in ``game``, where it wants neither many nor few tricks: its ``side_trick_points`` (float64
+    ``(N + 1,)``, entry ``t`` the hand's points of its side minus the others' with ``t`` tricks),
+    or ``None`` where there is no such table or where the points fall somewhere as the side takes
+    more of the tricks still to play (Spades' bags near the penalty: there a side may want fewer
+    tricks and the other side to give it more, which a double-dummy trick count does not model).
+    Where the reachable points never fall, fighting for every trick is both sides' best play, so
+    the minimax of the points is the points of the double-dummy trick count. Public facts only:
+    the same answer in every world of a decision."""
+    seat = game.current_player
+    points = game.side_trick_points(seat)
+    if points is None:
+        return None
+    taken = game.tricks_by_side()[game.side_of(seat)]
+    reach = points[taken: taken + game.hands[seat].bit_count() + 1]  # one card in hand for each trick left
+    return points if bool(np.all(np.diff(reach) >= 0)) else None
 
 
 def card_values(game: Any, misere: bool = False) -> dict[int, int]:

@@ -29,9 +29,9 @@ Each shard holds M decisions, in play order:
 * ``action`` int16 ``(M,)``: the action played; ``label`` int16 ``(M,)``: the teacher's action,
   -1 where the teacher did not label the decision (DAgger);
 * ``values`` float32 ``(M, A)``: the teacher's own value of every legal action where it has them
-  (``pimc``: its mean over the worlds, in tricks its side takes when it solved double dummy, in
-  points of its side when it rolled out; ``values_kind`` int8 ``(M,)`` says which: 0 none, 1
-  tricks, 2 points), NaN elsewhere;
+  (``pimc``: its mean over the worlds, in tricks its side takes when it solved double dummy for a
+  trick objective, in points of its side when it rolled out or scored the double-dummy tricks
+  (Spades); ``values_kind`` int8 ``(M,)`` says which: 0 none, 1 tricks, 2 points), NaN elsewhere;
 * ``double_dummy`` float32 ``(M, A)`` (with ``--double-dummy``): the double-dummy value of every
   legal card in the real deal, the tricks the acting seat's side takes from the current trick
   on (its negation where the seat wants few tricks, a Minnesota Low hand), NaN where there is

@@ -133,7 +133,7 @@ class Spades(TrickTakingGame):
     BIDDING_PHASES = (BID,)
     #: Spades are trump in every hand: only clubs, diamonds and hearts are alike (RULES.md §8.2).
     INTERCHANGEABLE_SUITS = ((0, 1, 2), (3,))
-    RESTRICTS_LEADS = True  # no spade led until broken (RULES.md §8.4): no double-dummy solver
+    RESTRICTS_LEADS = True  # no spade led until broken (RULES.md §8.4): solved only once broken
     EXTRA_FEATURES = (("bids", 4 * BID_SLOTS), ("side_bids", 2), ("bags", 2), ("spades_broken", 1))
 
     def __init__(self, **options: Any) -> None:

@@ -3,13 +3,16 @@ worth with every card known and what a learned opponent's network thought.
 
 * :meth:`Analyst.pimc_values`, at any decision of the human: ``pimc``'s mean value of each legal
   action (:class:`agents.search.PIMCAgent`, a few worlds drawn from the human's own information
-  only: ``env.resample_from_infostate``), in tricks (double dummy over the worlds) or points
-  (rollouts), as ``last_values`` holds them.
+  only: ``env.resample_from_infostate``), in tricks (double dummy over the worlds, a trick
+  objective) or points (rollouts, or the points of the double-dummy tricks where the side's
+  trick total decides them: Spades), as ``last_values`` holds them.
 * :meth:`Analyst.review`, once a hand is over (never during it: the values depend on the hidden
   cards): each card's double-dummy value in the real deal at each of the human's card-play
   decisions (the compiled solver, :func:`agents.search.solving.card_values`, on a copy of the
   environment made at that decision), where the game's rules give the side a trick objective
-  (``trick_objective(seat) != 0``) and the phase is one that search solves; and the action
+  (``trick_objective(seat) != 0``) or points that rise with its tricks
+  (:func:`agents.search.solving.solved_points`: Spades) and the phase is one that search solves,
+  no lead may still be restricted and at most the solver depth of tricks remain; and the action
   probabilities of the network of each learned seat at its decisions
   (:meth:`agents.learned.neural.NeuralAgent.action_probabilities`), for the decisions whose
   cards the human has all seen by then.
@@ -189,7 +192,7 @@ class Analyst:
         (``leads_restricted``: Spades before spades are broken), neither a trick objective nor a
         points table of the side's tricks (``side_trick_points``: an exact bid, a nil), or too
         many tricks left."""
-        from agents.search.solving import solver_applies
+        from agents.search.solving import solved_points, solver_applies
 
         g = env.game
         if self.spec.decision(g.phase).search != "solve":
@@ -197,8 +200,9 @@ class Analyst:
         if not solver_applies(g):
             return "no double-dummy value yet: the rules may still restrict a lead beyond follow suit, which the solver does not know"
         seat = env.possible_agents.index(agent)
-        if g.trick_objective(seat) == 0 and g.side_trick_points(seat) is None:
-            return "no double-dummy value: the side wants neither many nor few tricks (an exact bid or a nil)"
+        if g.trick_objective(seat) == 0 and solved_points(g) is None:
+            return ("no double-dummy value: the side wants neither many nor few tricks (an exact bid, a nil, "
+                    "or bags near their penalty)")
         left = _tricks_left(env.information_state(agent))
         if left > self.dd_depth:
             return f"not solved: {left} tricks left (at most {self.dd_depth} are solved)"
