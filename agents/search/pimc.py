@@ -341,7 +341,7 @@ class PIMCAgent(SearchAgent):
         counts = np.zeros(len(legal))
         scores = np.zeros(len(legal))
         # the solver counts a side's tricks: the bidder's own only where it is a side alone (not Spades)
-        alone = sum(game.side_of(p) == game.side_of(seat) for p in range(game.num_players)) == 1
+        alone = len(game.seats_of(game.side_of(seat))) == 1
         for world in self._draw_worlds(env, agent, self.worlds):
             if alone and size <= self._exact_limit() and solver_applies(world.game):
                 took = solved_tricks(world.game, seat)

@@ -218,8 +218,12 @@ def _display_key(label: str) -> tuple[int, int, str]:
 def _legal_text(env: Any, legal: list[int]) -> str:
     """The legal actions' labels: the other actions (bids, calls) in action-id order (bid:nil, bid:1,
     bid:2 … bid:13, not text order), then the cards in the hand's display order (♠ ♥ ♣ ♦, high first)."""
-    labelled = [(env.action_label(a), int(a)) for a in legal]
-    return " ".join(label for label, _ in sorted(labelled, key=lambda la: _display_key(la[0]) if _display_key(la[0])[0] else (0, la[1], la[0])))
+    def order(label_action: tuple[str, int]) -> tuple[int, int, str]:
+        label, action = label_action
+        key = _display_key(label)
+        return key if key[0] else (0, action, label)  # a card's display key, else the action id
+
+    return " ".join(label for label, _ in sorted(((env.action_label(a), int(a)) for a in legal), key=order))
 
 
 def rules_line(game: Any) -> str:
