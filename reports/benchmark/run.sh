@@ -8,10 +8,11 @@
 # A report already complete, for the current env version and the agents' current files, is not
 # run again.
 # Then `whist benchmark-page` rebuilds docs/benchmarks.md from the reports.
-# Usage: bash reports/benchmark/run.sh [WORKERS]   (from the repository root)
+# Usage: bash reports/benchmark/run.sh [WORKERS [GAME...]]   (from the repository root; no GAME: every game)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 workers="${1:-1}"
+shift $(( $# > 0 ? 1 : 0 ))
 every="${SNAPSHOT_SECONDS:-600}"
 export OMP_NUM_THREADS=1
 db=runs/benchmark.sqlite
@@ -82,7 +83,8 @@ PY
 }
 if [ ! -e "$db" ] && [ -e "$copy" ]; then mkdir -p runs && snapshot "$copy" "$db"; fi
 if [ -e "$db" ] && [ -e "$copy" ]; then copy_is_covered; fi
-games=$(python -c "import whist_env; print(' '.join(whist_env.GAMES))")   # every registered game
+games="${*:-$(python -c "import whist_env; print(' '.join(whist_env.GAMES))")}"   # the games named, else every registered game
+for game in $games; do python -c "import sys, whist_env; sys.exit(sys.argv[1] not in whist_env.GAMES)" "$game" || { echo "unknown game $game" >&2; exit 2; }; done
 for game in $games; do
   for spec in heuristic "zoo:$game" pimc; do
     if complete "$spec" "$game"; then echo "complete already: $spec $game"; continue; fi
