@@ -226,3 +226,8 @@ def test_spades_nil_reads_as_nil_and_bid_0_is_accepted():
     from training.viewers.serve.seat_view import seat_view  # the browser table says the same
 
     assert ["bids", "nil"] in seat_view(env, "player_0")["agent_facts"][bidder]
+    ansi = whist_env.GAMES["spades"].raw_env(render_mode="ansi")  # and so does the env's own text render
+    ansi.reset(seed=1)
+    ansi.step(BID_BASE + NIL)
+    ansi.step(BID_BASE + 4)
+    assert "bids: (None, None, 'nil', '4')" in ansi.render().splitlines()  # the dealer's left bids first

@@ -151,3 +151,40 @@ def test_the_single_agent_env_refuses_alike_and_changes_nothing(game):
         (a, info_a), (b, info_b) = env.reset(), twin.reset()
         np.testing.assert_array_equal(a, b)
         assert info_a["learner_seat"] == info_b["learner_seat"]
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_after_every_agent_stepped_out_the_raw_env_says_reset_and_the_wrapped_env_ignores_a_step(game):
+    raw, wrapped = (whist_env.GAMES[game].raw_env(episode="hand"), whist_env.GAMES[game].env(episode="hand"))
+    for env in (raw, wrapped):
+        env.reset(seed=5)
+        for agent in env.agent_iter():
+            _, _, term, trunc, _ = env.last()
+            env.step(None if term or trunc else first_legal(env))
+        assert env.agents == []
+    final = raw.observe(raw.possible_agents[0])["observation"].copy()
+    for call in (lambda: raw.step(None), lambda: raw.step(0), lambda: raw.last()):
+        with pytest.raises(RuntimeError, match=r"every agent has stepped out; call reset\(\)"):
+            call()
+    np.testing.assert_array_equal(raw.observe(raw.possible_agents[0])["observation"], final)
+    wrapped.step(None)  # PettingZoo's order enforcing: logged, ignored
+    assert wrapped.agents == []
+    raw.reset(seed=6)
+    assert raw.agents == list(raw.possible_agents) and raw.last()[2] is False
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_a_seed_that_is_not_a_non_negative_int_is_refused_and_changes_nothing(game):
+    module = whist_env.GAMES[game]
+    env, twin = module.raw_env(), module.raw_env()
+    for e in (env, twin):
+        e.reset(seed=np.int64(3))  # a NumPy int is a seed
+        e.step(first_legal(e))
+    before = observable(env)
+    for bad in (-1, True, np.bool_(False), 2.0, "7"):
+        with pytest.raises(ValueError, match=re.escape(f"seed must be None or an int >= 0, got {bad!r}")):
+            env.reset(seed=bad)
+    assert observable(env) == before == observable(twin)
+    env.reset()
+    twin.reset()
+    assert observable(env) == observable(twin)

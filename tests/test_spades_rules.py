@@ -145,8 +145,8 @@ def test_bid_labels_and_ids():
     for a in range(66):
         assert g.action_id(g.action_label(a)) == a
     assert g.action_id("bid:0") == g.action_id("BID:NIL") == BID_BASE
-    for bad in ("bid:14", "bid:-1", "bid:", "bid:one", "bid:blind_nil"):
-        with pytest.raises(ValueError, match="bid"):
+    for bad in ("bid:14", "bid:-1", "bid:", "bid:one", "bid:blind_nil", "bid:\u00b2", "bid:\u0663"):  # ², Arabic-Indic 3
+        with pytest.raises(ValueError, match="unknown bid label"):
             g.action_id(bad)
     with pytest.raises(ValueError):
         g.action_label(66)

@@ -87,9 +87,10 @@ class WorldWeights:
         policy: an agent acting from its observation and information state (not a search
             agent). One with ``action_probabilities(observation, info_state) -> float [A]``
             is asked for its probabilities, floored at ``epsilon / (legal - 1)`` so that no
-            world gets weight 0; any other (the rule-based players, the learned agents of
-            ``agents.learned``, whose ``act`` is their argmax) gets ``1 - epsilon`` for its
-            own choice and ``epsilon`` spread over the other legal actions.
+            world gets weight 0 (the project's networks, ``agents.learned.neural``: their
+            softmax); any other (the rule-based players; SB3 and RLlib agents, whose ``act`` is
+            their argmax) gets ``1 - epsilon`` for its own choice and ``epsilon`` spread over
+            the other legal actions.
         epsilon: the softening, ``0 < epsilon < 1``.
     Raises:
         ValueError: ``epsilon`` not in (0, 1).

@@ -71,9 +71,11 @@ have chosen moves nothing. With an inference policy every decision that draws wo
 to every action the other players took this hand so far (bids, declarations and cards, each
 replayed from the player's observation and information state in the world:
 :mod:`agents.search.inference`), and keeps as many as it needs by systematic resampling in
-proportion to the weights. A deterministic policy (the rule-based players; the learned agents,
-whose ``act`` is their argmax) counts ``1 - epsilon`` for its own choice and ``epsilon`` spread
-over the other legal actions. The kept worlds' effective sample size is at most the candidates'
+proportion to the weights. The project's networks (``zoo:GAME``, ``checkpoint:PATH``) give their
+softmax probabilities (``action_probabilities``), floored at ``epsilon / (legal - 1)``; a policy
+without probabilities (the rule-based players; SB3 and RLlib agents, whose ``act`` is their
+argmax) counts ``1 - epsilon`` for its own choice and ``epsilon`` spread over the other legal
+actions. The kept worlds' effective sample size is at most the candidates'
 (Kish's, :attr:`PIMCAgent.last_ess`): where the history is unlikely under most candidates a
 few of them fill the decision. ``inference=none`` (the default) draws uniform worlds, unweighted.
 """

@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from training.errors import CommandError, Interrupted
-from training.viewers.replay import said_bids
 from whist_env.engine.cards import card_from_str, card_to_str
 from whist_env.envs.policy_action import policy_action
+from whist_env.envs.render import said_bids
 
 _SUIT_SYMBOL = {"C": "♣", "D": "♦", "H": "♥", "S": "♠"}
 _SUIT_NAME = {"C": "clubs", "D": "diamonds", "H": "hearts", "S": "spades"}

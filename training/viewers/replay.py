@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from training.errors import CommandError
+from whist_env.envs.render import said_bids
 from whist_env.records import read_records, replay_record
 
 #: Keys of ``information_state`` that every game has; the rest are the game's own facts. The rule
@@ -89,17 +90,6 @@ def rule_options(game: Any) -> tuple[dict[str, Any], dict[str, Any]]:
         if getattr(options, f.name) != default:
             changed[f.name] = every[f.name]
     return every, changed
-
-
-def said_bids(facts: Mapping[str, Any], events: Any) -> dict[str, Any]:
-    """``facts`` with the per-seat ``bids`` written as the auction said them, from the hand's
-    ``("bid", seat, text)`` events: Spades' nil and blind nil read ``"nil"`` and ``"blind_nil"``,
-    not the stored 0 (RULES.md §8.7); a seat without a bid event keeps its value."""
-    said = {e[1]: e[2] for e in events if len(e) == 3 and e[0] == "bid"}
-    out = dict(facts)
-    if said and isinstance(out.get("bids"), (list, tuple)):
-        out["bids"] = tuple(said.get(s, v) for s, v in enumerate(out["bids"]))
-    return out
 
 
 def _split_facts(facts: Mapping[str, Any], agents: list[str], num_sides: int) -> tuple[list[list[str]], dict[str, list[list[str]]], list[list[str]]]:

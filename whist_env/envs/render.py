@@ -1,6 +1,11 @@
-"""Text rendering of a table for ``render_mode="ansi"``: the viewer's hand, the trick, trump, score."""
+"""Text rendering of a table for ``render_mode="ansi"``: the viewer's hand, the trick, trump, score;
+and :func:`said_bids`, the bids as the auction said them, which every table view shows (the
+replay, ``whist play``, ``whist serve``)."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 from whist_env.engine.cards import SUITS, card_to_str, cards_of
 from whist_env.rules.base import TrickTakingGame
@@ -20,6 +25,17 @@ def _hand_by_suit(mask: int) -> str:
     return "  ".join(parts)
 
 
+def said_bids(facts: Mapping[str, Any], events: Any) -> dict[str, Any]:
+    """``facts`` with the per-seat ``bids`` written as the auction said them, from the hand's
+    ``("bid", seat, text)`` events: Spades' nil and blind nil read ``"nil"`` and ``"blind_nil"``,
+    not the stored 0 (RULES.md §8.7); a seat without a bid event keeps its value."""
+    said = {e[1]: e[2] for e in events if len(e) == 3 and e[0] == "bid"}
+    out = dict(facts)
+    if said and isinstance(out.get("bids"), (list, tuple)):
+        out["bids"] = tuple(said.get(s, v) for s, v in enumerate(out["bids"]))
+    return out
+
+
 def render_table(game: TrickTakingGame, viewer: int, names: list[str]) -> str:
     """A readable multi-line table as seen by seat ``viewer`` (only the viewer's cards are shown)."""
     g = game
@@ -30,7 +46,7 @@ def render_table(game: TrickTakingGame, viewer: int, names: list[str]) -> str:
     for name, mask in zip(g.PUBLIC_CARD_SETS, g.public_card_sets(viewer)):
         if mask:
             lines.append(f"{name}: {' '.join(card_to_str(c) for c in cards_of(mask))}")
-    for key, value in g.public_state().items():
+    for key, value in said_bids(g.public_state(), g.events).items():
         if key not in g.PUBLIC_CARD_SETS:  # already shown above as a card set
             lines.append(f"{key}: {value}")
     sides = " | ".join(

@@ -155,10 +155,12 @@ class WhistEnv(AECEnv):
                 at random. The lone key ``"options"``, PettingZoo's ``api_test`` probe, is ignored
                 with a warning.
         Raises:
-            ValueError: ``options`` is not a mapping, holds a key the game does not read (naming
+            ValueError: ``seed`` is not ``None`` or an int >= 0; ``options`` is not a mapping, holds a key the game does not read (naming
                 it and the allowed ones), or gives a broken deal. Nothing is changed then: an env
                 never reset stays so, a running episode goes on.
         """
+        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
+            raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"reset options must be a mapping such as {{'hands': ..., 'dealer': ...}}, got {type(options).__name__}")
         if options is not None and set(options) == {API_TEST_PROBE}:
@@ -201,12 +203,20 @@ class WhistEnv(AECEnv):
         if not self._started:
             raise RuntimeError(f"{self.metadata['name']}: call reset() before step(), observe() or last()")
 
-    def last(self, observe: bool = True):
+    def _require_agents(self) -> None:
+        """``step`` and ``last`` act on ``agent_selection``, which is gone once every agent has
+        stepped out of an ended episode (the wrapped ``env()`` warns and ignores a step then)."""
         self._require_reset()
+        if not self.agents:
+            raise RuntimeError(f"{self.metadata['name']}: the episode is over and every agent has stepped out; "
+                               "call reset() to play another")
+
+    def last(self, observe: bool = True):
+        self._require_agents()
         return super().last(observe)
 
     def step(self, action: int | None) -> None:
-        self._require_reset()
+        self._require_agents()
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
             self._was_dead_step(action)

@@ -14,6 +14,8 @@ import dataclasses
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+import numpy as np
+
 T = TypeVar("T")
 Check = Callable[[Any], "str | None"]
 
@@ -98,7 +100,8 @@ def option_names(cls: type) -> list[str]:
 def build_options(cls: type[T], kwargs: Mapping[str, Any]) -> T:
     """Validate ``kwargs`` and build an options object of dataclass ``cls``.
 
-    Sequence values are converted to tuples so that the options stay immutable.
+    Sequence values are converted to tuples so that the options stay immutable, and NumPy
+    scalars to the Python ``int`` or ``bool`` they hold (``np.int64(300)`` is the int 300).
 
     Raises:
         ValueError: on an unknown option (naming it and the known ones) or an invalid value
@@ -112,6 +115,8 @@ def build_options(cls: type[T], kwargs: Mapping[str, Any]) -> T:
     for name, value in kwargs.items():
         if isinstance(value, list):
             value = tuple(value)
+        elif isinstance(value, (np.integer, np.bool_)):
+            value = value.item()
         problem = fields[name].metadata["check"](value)
         if problem is not None:
             raise ValueError(f"invalid value {value!r} for option {name!r}: expected {problem}")

@@ -286,7 +286,7 @@ class Spades(TrickTakingGame):
             text = label[4:].lower()
             if text == "blind_nil" and self.options.blind_nil:
                 return BLIND_NIL
-            bid = NIL if text in ("nil", "0") else int(text) if text.isdigit() else -1
+            bid = NIL if text in ("nil", "0") else int(text) if text.isascii() and text.isdigit() else -1
             if not 1 <= bid <= MAX_BID and bid != NIL:
                 blind = ", 'bid:blind_nil'" if self.options.blind_nil else ""
                 raise ValueError(f"unknown bid label {label!r}; bids are 'bid:nil', 'bid:1' … 'bid:{MAX_BID}'{blind}")

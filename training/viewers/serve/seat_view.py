@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from typing import Any
 
 # the replay page's display helpers: the live table draws the same facts the same way
-from training.viewers.replay import _BASE_KEYS, _split_facts, said_bids, sort_cards
+from training.viewers.replay import _BASE_KEYS, _split_facts, sort_cards
+from whist_env.envs.render import said_bids
 
 #: A card text as the environment writes it: rank then suit (``"TC"`` is the ten of clubs) or a joker.
 CARD_TEXT = re.compile(r"\b(?:[2-9TJQKA][CDHS]|JK[RB])\b")
