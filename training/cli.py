@@ -360,7 +360,9 @@ def configure_leaderboard(parser: argparse.ArgumentParser) -> None:
 
 def configure_bid_stats(parser: argparse.ArgumentParser) -> None:
     """Arguments of ``whist bid-stats``."""
-    _examples(parser, "example: whist bid-stats runs/records/romanian_whist__heuristic__vs__random.jsonl")
+    _examples(parser, "It counts the bids and tricks the records state; it does not replay them (whist replay FILE\n"
+                      "checks that a record replays under its game's rules).\n\n"
+                      "example: whist bid-stats runs/records/romanian_whist__heuristic__vs__random.jsonl")
     parser.add_argument("files", nargs="+", metavar="FILE.jsonl", help="game records (JSON Lines), e.g. from whist eval --records DIR")
     parser.add_argument("--json", action="store_true", help="print the statistics as JSON instead of tables")
 
