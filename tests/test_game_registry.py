@@ -244,9 +244,9 @@ def test_after_unregistering_it_is_gone(mini_whist):
     ({"version": -1}, "mini_whist: version must be an int >= 0, got -1"),
     ({"rules": object}, "mini_whist: rules must be a TrickTakingGame subclass, got <class 'object'>"),
     ({"decisions": {}}, "mini_whist: decisions must map each phase of ['play'] to a Decision, got {}"),
-    ({"decisions": {"play": Decision(CARD_PLAY, "solve"), "bid": Decision("bid", "forecast")}},
+    ({"decisions": {"play": Decision(CARD_PLAY, "solve"), "bid": Decision("bid", "rollout")}},
      "mini_whist: decisions must map each phase of ['play'] to a Decision, got "
-     "{'play': Decision(kind='card play', search='solve'), 'bid': Decision(kind='bid', search='forecast')}"),
+     "{'play': Decision(kind='card play', search='solve'), 'bid': Decision(kind='bid', search='rollout')}"),
     ({"solver_depth": -2}, "mini_whist: solver_depth must be an int in [0, 26] (tricks left), got -2"),
     ({"solver_depth": True}, "mini_whist: solver_depth must be an int in [0, 26] (tricks left), got True"),
     ({"solver_depth": 99}, "mini_whist: solver_depth must be an int in [0, 26] (tricks left), got 99"),
@@ -282,7 +282,10 @@ def test_malformed_decisions_and_registrations_are_refused():
     assert str(err.value) == "decision kind must be one of ['card play', 'bid', 'declaration', 'discard', 'stock draw'], got 'lead'"
     with pytest.raises(ValueError) as err:
         Decision(CARD_PLAY, "guess")
-    assert str(err.value) == "search treatment must be one of ['solve', 'rollout', 'forecast', 'contract', 'heuristic'], got 'guess'"
+    assert str(err.value) == "search treatment must be one of ['solve', 'rollout', 'contract', 'heuristic'], got 'guess'"
+    with pytest.raises(ValueError) as err:
+        Decision("bid", "forecast")  # bids of a trick count are valued by rollouts
+    assert str(err.value) == "search treatment must be one of ['solve', 'rollout', 'contract', 'heuristic'], got 'forecast'"
     with pytest.raises(ValueError) as err:
         games.register(games.spec("classic_whist").docs)
     assert str(err.value) == "register takes a GameSpec, got GameDocs"

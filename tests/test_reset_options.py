@@ -158,7 +158,7 @@ def test_after_every_agent_stepped_out_the_raw_env_says_reset_and_the_wrapped_en
     raw, wrapped = (whist_env.GAMES[game].raw_env(episode="hand"), whist_env.GAMES[game].env(episode="hand"))
     for env in (raw, wrapped):
         env.reset(seed=5)
-        for agent in env.agent_iter():
+        for _agent in env.agent_iter():
             _, _, term, trunc, _ = env.last()
             env.step(None if term or trunc else first_legal(env))
         assert env.agents == []

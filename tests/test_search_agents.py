@@ -242,15 +242,48 @@ def _romanian_one_card_deal(card_of_player_1, card_of_player_2="9H"):
     return env
 
 
-@pytest.mark.parametrize("exact", [1, 0])  # double dummy; rollouts
-def test_pimc_bids_the_tricks_it_takes_in_every_world(exact):
-    agent = PIMCAgent("romanian_whist", make_policy=make_agent, worlds=6, exact=exact, seed=3)
+@pytest.mark.parametrize("seed", [3, 4, 5])
+def test_pimc_values_each_bid_by_rollouts_that_make_it(seed):
+    """Each legal bid is played out: the rollout policy here bids at random, so only the bids'
+    own values pick the bid that takes the tricks of every world."""
+    agent = PIMCAgent("romanian_whist", make_policy=make_agent, worlds=6, rollout="random", seed=seed)
     env = _romanian_one_card_deal("AS")  # an ace, led: one trick in every world
     assert env.game.action_label(agent.act_in_env(env, "player_1")) == "bid:1"
+    values = agent.last_values[[env.game.action_id("bid:0"), env.game.action_id("bid:1")]]
+    assert values[1] - values[0] > 5  # 5 + 1 for the exact bid against -1 for one trick too many, less the others' luck
     env = _romanian_one_card_deal("AS", "7C")  # the lowest club, not led: no trick in any world
     env.step(env.game.action_id("bid:1"))
     labels = [env.game.action_label(agent.act_in_env(env, "player_2")) for _ in range(3)]
     assert labels == ["bid:0"] * 3
+
+
+@pytest.mark.parametrize("game", ["romanian_whist", "spades"])
+def test_a_bid_gets_every_world_for_every_legal_bid_whatever_the_rollout_budget(game, monkeypatch):
+    """A bid comes once a hand: K worlds for each legal bid, though rollouts=2 would allow one
+    world (card play keeps the budget)."""
+    env, agent_name = _bidding_position(game, seed=2)
+    agent = make_agent("pimc:worlds=5,rollouts=2,rollout=random", game, seed=0)
+    calls = []
+    values = agent.rollout.values
+
+    def counted(worlds, player, legal):
+        calls.append((len(worlds), len(legal)))
+        return values(worlds, player, legal)
+
+    monkeypatch.setattr(agent.rollout, "values", counted)
+    legal = np.flatnonzero(env.observe(agent_name)["action_mask"])
+    action = agent.act_in_env(env, agent_name)
+    assert calls == [(5, len(legal))] and action in legal
+    assert np.isfinite(agent.last_values[legal]).all() and np.isnan(np.delete(agent.last_values, legal)).all()
+    while env.game.phase in env.game.BIDDING_PHASES:
+        env.step(int(np.flatnonzero(env.observe(env.agent_selection)["action_mask"])[-1]))
+    calls.clear()
+    player = env.agent_selection
+    choices = int(env.observe(player)["action_mask"].sum())
+    if game == "spades":  # the first lead of 13 cards, valued by rollouts (spades unbroken)
+        assert choices > 2
+        agent.act_in_env(env, player)
+        assert calls == [(1, choices)]
 
 
 def test_pimc_bid_obeys_the_hook_rule():
@@ -483,22 +516,6 @@ def test_spades_bags_near_the_penalty_are_not_solved_double_dummy():
         child.apply(a)
         truth[card_to_str(a)] = _points_minimax(child, 0)
     assert naive == {"7D": 152, "5S": 53, "AS": 54} and truth == {"7D": 53, "5S": 152, "AS": 54}
-
-
-def test_spades_bids_are_never_counted_by_the_solver(monkeypatch):
-    """The solver counts a side's tricks; a Spades bid forecasts the bidder's own, so pimc counts
-    them by rollouts even where the solver could apply from the deal on (``spade_lead="any"``)."""
-    import agents.search.pimc as pimc
-
-    def refuse(*args, **kwargs):
-        raise AssertionError("a side's double-dummy tricks were counted as a bidder's own")
-
-    monkeypatch.setattr(pimc, "solved_tricks", refuse)
-    env = whist_env.GAMES["spades"].raw_env(episode="hand", spade_lead="any")
-    env.reset(seed=2)
-    assert not env.game.leads_restricted() and env.game.phase == "bid"
-    action = make_agent("pimc:worlds=2,exact=13,rollout=random", "spades", seed=0).act_in_env(env, env.agent_selection)
-    assert env.observe(env.agent_selection)["action_mask"][action] == 1
 
 
 def test_alphamu_reports_the_unit_of_the_pimc_values_it_defers_to():

@@ -42,12 +42,12 @@ DECISION_KINDS = (CARD_PLAY, BID, DECLARATION, DISCARD, STOCK_DRAW)
 #:   remain, the side simply wants many (or, misère, few) tricks or its trick total decides the
 #:   hand's points (``side_trick_points``), and no lead may still be restricted
 #:   (``leads_restricted``); rollouts before that;
-#: * ``"rollout"``: each legal action valued by rollouts of the game's own scoring;
-#: * ``"forecast"``: an exact bid, the trick count most often seen over the worlds;
+#: * ``"rollout"``: each legal action valued by rollouts of the game's own scoring (a decision of
+#:   kind ``"bid"``, a bid of a trick count, with every world for every bid);
 #: * ``"contract"``: an auction call, each level of a mode valued by the contract's points
 #:   (``contract_value``) after one rollout of the mode's lowest bid;
 #: * ``"heuristic"``: left to the game's rule-based player.
-SEARCH_TREATMENTS = ("solve", "rollout", "forecast", "contract", "heuristic")
+SEARCH_TREATMENTS = ("solve", "rollout", "contract", "heuristic")
 
 #: What a game's bids are, for the bidding statistics: ``"exact"`` (each player bids the exact
 #: number of tricks it will take), ``"contract"`` (an auction names a declarer and a contract) or

@@ -19,7 +19,7 @@ SPEC = GameSpec(
     rules=Spades,
     # bids: the own tricks most often seen over the worlds; card play solved once spades are broken
     # and no nil was bid (the side's trick total then decides the hand's points), else by rollouts
-    decisions={"bid": Decision(BID, "forecast"), "play": Decision(CARD_PLAY, "solve")},
+    decisions={"bid": Decision(BID, "rollout"), "play": Decision(CARD_PLAY, "solve")},
     solver_depth=8,
     vector="whist_env.vector.spades:VectorSpades",
     heuristic="agents.heuristics.spades:SpadesHeuristicAgent",

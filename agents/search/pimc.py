@@ -5,12 +5,13 @@ games).
 Every decision draws ``worlds`` deals consistent with what the agent knows
 (``env.resample_from_infostate(agent, rng)``), or fewer where its actions are valued by rollouts:
 at most ``rollouts`` rollouts a decision (``rollouts // legal actions`` worlds, at least one), so
-that a lead from 13 cards costs no more than a choice between 2. Worlds that come out identical
+that a lead from 13 cards costs no more than a choice between 2 (a bid of a trick count excepted,
+below). Worlds that come out identical
 (e.g. German Whist once the stock is gone, when every card is known) are valued once.
 
 How each decision is searched is the game's descriptor's (``whist_env.games``): the phase's
-:class:`~whist_env.games.Decision` says ``"solve"``, ``"rollout"``, ``"forecast"``, ``"contract"``
-or ``"heuristic"``, and ``solver_depth`` is ``exact=auto``. What a bid means and what a contract
+:class:`~whist_env.games.Decision` says ``"solve"``, ``"rollout"``, ``"contract"`` or
+``"heuristic"``, and ``solver_depth`` is ``exact=auto``. What a bid means and what a contract
 scores the rules say (``bid_meaning``, ``contract_value``, ``last_hand_contract``): search
 imports no game's rules.
 
@@ -42,14 +43,15 @@ worlds, by more than ``z`` standard errors (default 1; ``z=0``: the best mean): 
 worlds per action and many actions (Bid Whist's 18 candidate discards) the best mean is mostly
 the luckiest one.
 
-**Bids of a trick count** (``"forecast"``: Romanian Whist, Spades). In each world the agent's own
-tricks are counted: double dummy with every other player against it once the hand has at most
-``exact`` cards where the bidder is a side alone and no lead may be restricted
-(``leads_restricted``: the solver knows follow suit only and counts a side's tricks), else by a
-rollout of the ``rollout`` policy (its own bid included). The agent bids the count most often
-seen that the rules allow (Romanian's hook rule, Spades' combined limit); ties go to the best
-mean value of the bid over the worlds (``contract_value``: Romanian's deal score, RULES.md §5.7,
-streaks left out; a Spades bid's §8.5 points), then to the lowest bid.
+**Bids of a trick count** (``"rollout"`` decisions of kind ``"bid"``: Romanian Whist, Spades).
+Each legal bid (the rules allow: Romanian's hook rule, Spades' combined limit) is valued as a
+card is by rollouts: the bid, then the ``rollout`` policy in every seat, the agent's own play
+aiming at that bid, to the end of the hand, scored by the game (an exact bid's deal score, a
+side's contract, nil, bags). A bid comes once a hand, so it gets ``worlds`` worlds for every
+legal bid whatever the ``rollouts`` budget; the ``rollout`` policy's own bid stands unless
+another beats it by ``z`` standard errors. (Bidding the trick count most often seen in rollouts
+of the policy's own bid, as pimc once did, misses what another bid changes in the play and the
+payoff's asymmetry: a set Spades contract costs ten times what an overtrick gains.)
 
 **An auction** (``"contract"``: the Bid Whist auction). In each world one rollout follows a pass
 and one each mode's lowest legal bid (its probe); where the probe becomes the contract, every
@@ -90,7 +92,7 @@ import numpy as np
 from agents.search.base import PolicyFactory, SearchAgent
 from agents.search.inference import WorldWeights, effective_sample_size, systematic_resample
 from agents.search.rollout import side_value
-from agents.search.solving import card_values, solved_points, solved_tricks, solver_applies
+from agents.search.solving import card_values, solved_points, solver_applies
 from agents.search.spec import check_int, check_real
 from whist_env import games
 from whist_env.envs.policy_protocols import ActsInEnv, UniformChoice
@@ -119,7 +121,8 @@ class PIMCAgent(SearchAgent):
             most tricks left at which the compiled solver values a world in about 0.03 s; German
             Whist's whole play after the stock).
         rollouts: at most this many rollouts a decision where actions are valued by rollouts
-            (0: no limit, ``worlds`` worlds always).
+            (0: no limit, ``worlds`` worlds always); a bid of a trick count, once a hand, gets
+            ``worlds`` worlds for every legal bid.
         z: where actions are valued by rollouts, leave the rollout policy's choice only for a
             mean gain over it of more than ``z`` standard errors (>= 0; 0: the best mean).
         rollout: agent spec of the policy that plays out the hand before that (not a search
@@ -220,16 +223,15 @@ class PIMCAgent(SearchAgent):
         if len(legal) == 1:
             return int(legal[0])
         info = env.information_state(agent)
-        search = self.game_spec.decision(info["phase"]).search
+        decision = self.game_spec.decision(info["phase"])
+        search = decision.search
         if search == "heuristic":
             return int(self.fallback.act(observation, info))
         if search == "contract":
             return self._contract_bid(env, agent, legal, observation, info)
-        if search == "forecast":
-            return self._exact_bid(env, agent, legal)
         tricks_left = len(info["hand"]) + (1 if info["trick"] else 0)
         exact = search == "solve" and self._solves(env.game, env.possible_agents.index(agent), tricks_left)
-        worlds = self.worlds if exact else self._rollout_worlds(len(legal))
+        worlds = self.worlds if exact or decision.kind == games.BID else self._rollout_worlds(len(legal))
         drawn = self._draw_worlds(env, agent, worlds)
         keys = [(tuple(world.game.hands), tuple(world.game.hidden_card_sets())) for world in drawn]
         distinct: dict[tuple, Any] = {}
@@ -332,28 +334,6 @@ class PIMCAgent(SearchAgent):
             return np.array([points[taken + values[int(a)]] for a in legal], dtype=float)
         values = card_values(game, misere=objective < 0)
         return np.array([objective * values[int(a)] for a in legal], dtype=float)
-
-    def _exact_bid(self, env: Any, agent: str, legal: np.ndarray) -> int:
-        """The bid of the most often seen trick count that is legal (module docstring)."""
-        game = env.game
-        seat = env.possible_agents.index(agent)
-        size = game.hands[seat].bit_count()
-        bids = [int(a) for a in legal]
-        tricks = [game.bid_meaning(a).tricks for a in bids]
-        counts = np.zeros(len(legal))
-        scores = np.zeros(len(legal))
-        # the solver counts a side's tricks: the bidder's own only where it is a side alone (not Spades)
-        alone = len(game.seats_of(game.side_of(seat))) == 1
-        for world in self._draw_worlds(env, agent, self.worlds):
-            if alone and size <= self._exact_limit() and solver_applies(world.game):
-                took = solved_tricks(world.game, seat)
-            else:
-                took = self.rollout.final(world).last_hand[1][seat]
-            counts += [t == took for t in tricks]
-            scores += [game.contract_value(seat, a, took) for a in bids]
-        best = max(range(len(legal)), key=lambda i: (counts[i], scores[i], -i))
-        self._record_values(scores / self.worlds, legal, env.observe(agent), VALUES_POINTS)
-        return int(legal[best])
 
     def _contract_bid(self, env: Any, agent: str, legal: np.ndarray, observation: Mapping[str, np.ndarray],
                       info: Mapping[str, Any]) -> int:

@@ -134,15 +134,3 @@ def card_values(game: Any, misere: bool = False) -> dict[int, int]:
     """
     solver = solver_of(game)
     return solver.card_values(game.hands, game.leader, game.trick, misere=misere)
-
-
-def solved_tricks(game: Any, seat: int) -> int:
-    """Tricks ``seat``'s side takes from the current trick on when every other side plays
-    against it, all cards open (the project's solver; ``game`` a rules object with every hand
-    known, e.g. a sampled world before the first card is led).
-
-    Raises:
-        ValueError: as :func:`solver_of`.
-    """
-    solver = solver_of(game)
-    return solver.solve(game.hands, game.leader, game.trick, side=game.side_of(seat))
