@@ -730,6 +730,9 @@ def test_labels_round_trip():
     for bad in ["bid:8:uptown", "bid:0:uptown", "bid:5:sideways", "bid:5", "trump:X", "direction:up", "XX", "bid:3"]:
         with pytest.raises(ValueError):
             g.action_id(bad)
+    for bad in ["bid:\u00b2:uptown", "bid:\u0663:uptown"]:  # ², Arabic-Indic 3
+        with pytest.raises(ValueError, match="unknown bid"):
+            g.action_id(bad)
     with pytest.raises(ValueError):
         g.action_label(82)
     assert card_to_str(53) == "JKB"

@@ -591,6 +591,9 @@ def test_labels_round_trip():
     for bad in ["bid:9", "bid:-1", "bid:x", "2C", "JKR", "pass", "bid:3:uptown"]:
         with pytest.raises(ValueError):
             g.action_id(bad)
+    for bad in ["bid: 3", "bid:+3", "bid:\u0663", "bid:\u00b2"]:  # a space, a sign, Arabic-Indic 3, ²
+        with pytest.raises(ValueError, match="unknown bid label"):
+            g.action_id(bad)
     with pytest.raises(ValueError):
         g.action_label(61)
 

@@ -35,6 +35,8 @@ def test_a_numpy_bool_is_a_bool_and_numpy_values_still_meet_the_checks():
         build_options(SpadesOptions, {"blind_nil": np.int64(1)})
     with pytest.raises(ValueError, match="'max_hands'"):
         build_options(SpadesOptions, {"max_hands": np.float64(3.0)})
+    text = build_options(SpadesOptions, {"episode": np.str_("hand"), "spade_lead": np.str_("any")})
+    assert (text.episode, text.spade_lead) == ("hand", "any") and type(text.episode) is str
 
 
 def _names(module) -> set[str]:

@@ -17,7 +17,7 @@ SPEC = GameSpec(
     name="spades",
     version=0,
     rules=Spades,
-    # bids: the own tricks most often seen over the worlds; card play solved once spades are broken
+    # bids: each legal bid valued by rollouts of that bid; card play solved once spades are broken
     # and no nil was bid (the side's trick total then decides the hand's points), else by rollouts
     decisions={"bid": Decision(BID, "rollout"), "play": Decision(CARD_PLAY, "solve")},
     solver_depth=8,

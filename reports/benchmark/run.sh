@@ -13,6 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 workers="${1:-1}"
 shift $(( $# > 0 ? 1 : 0 ))
+if ! [[ "$workers" =~ ^[1-9][0-9]*$ ]]; then echo "WORKERS must be an int >= 1, got '$workers' (usage: run.sh [WORKERS [GAME...]])" >&2; exit 2; fi
 every="${SNAPSHOT_SECONDS:-600}"
 export OMP_NUM_THREADS=1
 db=runs/benchmark.sqlite
@@ -81,10 +82,10 @@ ok = (r["complete"] and r["protocol"]["version"] == PROTOCOL.version and r["env_
 sys.exit(0 if ok else 1)
 PY
 }
-if [ ! -e "$db" ] && [ -e "$copy" ]; then mkdir -p runs && snapshot "$copy" "$db"; fi
-if [ -e "$db" ] && [ -e "$copy" ]; then copy_is_covered; fi
 games="${*:-$(python -c "import whist_env; print(' '.join(whist_env.GAMES))")}"   # the games named, else every registered game
 for game in $games; do python -c "import sys, whist_env; sys.exit(sys.argv[1] not in whist_env.GAMES)" "$game" || { echo "unknown game $game" >&2; exit 2; }; done
+if [ ! -e "$db" ] && [ -e "$copy" ]; then mkdir -p runs && snapshot "$copy" "$db"; fi
+if [ -e "$db" ] && [ -e "$copy" ]; then copy_is_covered; fi
 for game in $games; do
   for spec in heuristic "zoo:$game" pimc; do
     if complete "$spec" "$game"; then echo "complete already: $spec $game"; continue; fi

@@ -409,7 +409,7 @@ class BidWhist(TrickTakingGame):
             return PASS
         if text.startswith("bid:"):
             parts = text.split(":")
-            if len(parts) == 3 and parts[1].isdigit() and 1 <= int(parts[1]) <= MAX_LEVEL and parts[2] in MODES:
+            if len(parts) == 3 and parts[1].isascii() and parts[1].isdigit() and 1 <= int(parts[1]) <= MAX_LEVEL and parts[2] in MODES:
                 return bid_action(int(parts[1]), parts[2])
             raise ValueError(f"unknown bid {label!r}; bids are 'bid:L:mode' with L 1..7 and mode in {list(MODES)}")
         for i, d in enumerate(DECLARATIONS):

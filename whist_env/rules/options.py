@@ -101,7 +101,8 @@ def build_options(cls: type[T], kwargs: Mapping[str, Any]) -> T:
     """Validate ``kwargs`` and build an options object of dataclass ``cls``.
 
     Sequence values are converted to tuples so that the options stay immutable, and NumPy
-    scalars to the Python ``int`` or ``bool`` they hold (``np.int64(300)`` is the int 300).
+    scalars to the Python values they hold (``np.int64(300)`` is the int 300, ``np.str_("hand")``
+    the str ``"hand"``).
 
     Raises:
         ValueError: on an unknown option (naming it and the known ones) or an invalid value
@@ -115,7 +116,7 @@ def build_options(cls: type[T], kwargs: Mapping[str, Any]) -> T:
     for name, value in kwargs.items():
         if isinstance(value, list):
             value = tuple(value)
-        elif isinstance(value, (np.integer, np.bool_)):
+        elif isinstance(value, np.generic):
             value = value.item()
         problem = fields[name].metadata["check"](value)
         if problem is not None:

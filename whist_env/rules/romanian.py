@@ -294,10 +294,8 @@ class RomanianWhist(TrickTakingGame):
 
     def action_id(self, label: str) -> int:
         if isinstance(label, str) and label.lower().startswith("bid:"):
-            try:
-                bid = int(label[4:])
-            except ValueError:
-                bid = -1
+            text = label[4:]
+            bid = int(text) if text.isascii() and text.isdigit() else -1  # not ' 3', '+3' or a non-ASCII digit
             if not 0 <= bid <= MAX_BID:
                 raise ValueError(f"unknown bid label {label!r}; bids are 'bid:0' … 'bid:{MAX_BID}'")
             return BID_BASE + bid
