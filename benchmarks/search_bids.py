@@ -18,6 +18,7 @@ Deals come from the development range (default match seed 14,600): this is tunin
 published strength claim. Prints the table of each rule against the heuristic.
 
     python benchmarks/search_bids.py --game spades --deals 300 --rules rollout count value
+    python benchmarks/search_bids.py --game spades --deals 300 --rules rollout --worlds 8
 """
 
 from __future__ import annotations
@@ -39,9 +40,9 @@ RULES = ("rollout", "count", "value")
 class BidsOnly:
     """Bids as ``pimc`` with the bidding ``rule``; every other decision the heuristic's."""
 
-    def __init__(self, game: str, rule: str, seed: int) -> None:
-        self.game, self.rule, self.name = game, rule, f"pimc bids ({rule})"
-        self.pimc = make_agent("pimc", game, seed=seed)
+    def __init__(self, game: str, rule: str, seed: int, worlds: int = 32) -> None:
+        self.game, self.rule, self.name = game, rule, f"pimc:worlds={worlds} bids ({rule})"
+        self.pimc = make_agent(f"pimc:worlds={worlds}", game, seed=seed)
         self.heuristic = make_agent("heuristic", game)
 
     def reseed(self, seed: int) -> None:
@@ -77,12 +78,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--deals", type=int, default=300)
     parser.add_argument("--seed", type=int, default=14_600, help="match seed, in the development range")
     parser.add_argument("--rules", nargs="+", choices=RULES, default=list(RULES))
+    parser.add_argument("--worlds", type=int, default=32, help="pimc's worlds: for rollout, the worlds of every bid")
     args = parser.parse_args(argv)
     check_range(args.seed, DEVELOPMENT, "--seed")
     results = []
     for rule in args.rules:
         start = time.perf_counter()
-        results.append(evaluate_pair(args.game, BidsOnly(args.game, rule, seed=1), make_agent("heuristic", args.game),
+        results.append(evaluate_pair(args.game, BidsOnly(args.game, rule, seed=1, worlds=args.worlds), make_agent("heuristic", args.game),
                                      args.deals, seed=args.seed, progress=True))
         print(f"{rule}: {time.perf_counter() - start:.0f} s", flush=True)
     print(format_table(results))
