@@ -72,9 +72,15 @@ class BidsOnly:
         return legal[max(range(len(legal)), key=key)]
 
 
+def bidding_games() -> list[str]:
+    """The games whose bids of a trick count pimc values by rollouts (Romanian Whist, Spades)."""
+    return [spec.name for spec in games.specs()
+            if any(d.kind == games.BID and d.search == "rollout" for d in spec.decisions.values())]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--game", default="spades", choices=("romanian_whist", "spades"))
+    parser.add_argument("--game", default="spades", choices=bidding_games())
     parser.add_argument("--deals", type=int, default=300)
     parser.add_argument("--seed", type=int, default=14_600, help="match seed, in the development range")
     parser.add_argument("--rules", nargs="+", choices=RULES, default=list(RULES))
