@@ -17,7 +17,8 @@ worth with every card known and what a learned opponent's network thought.
   (:meth:`agents.learned.neural.NeuralAgent.action_probabilities`), for the decisions whose
   cards the human has all seen by then.
 
-Every call is bounded in time: ``pimc`` with few worlds; the solver only where at most
+Every call is bounded in time: ``pimc`` with few worlds (a bid of a trick count plays out every
+legal bid on each of them, a second or two in Spades); the solver only where at most
 ``dd_depth`` tricks remain, the decisions with fewest tricks left first, until
 ``review_seconds`` have passed. The methods are plain functions of their arguments, meant to be
 run off the event loop (a thread), on copies of the environment that nothing else steps.
