@@ -83,7 +83,7 @@ sys.exit(0 if ok else 1)
 PY
 }
 games="${*:-$(python -c "import whist_env; print(' '.join(whist_env.GAMES))")}"   # the games named, else every registered game
-for game in $games; do python -c "import sys, whist_env; sys.exit(sys.argv[1] not in whist_env.GAMES)" "$game" || { echo "unknown game $game" >&2; exit 2; }; done
+python -c "import sys, whist_env; bad = [g for g in sys.argv[1:] if g not in whist_env.GAMES]; bad and print(f'unknown game(s) {bad}; games: {sorted(whist_env.GAMES)}', file=sys.stderr); sys.exit(2 if bad else 0)" $games
 if [ ! -e "$db" ] && [ -e "$copy" ]; then mkdir -p runs && snapshot "$copy" "$db"; fi
 if [ -e "$db" ] && [ -e "$copy" ]; then copy_is_covered; fi
 for game in $games; do

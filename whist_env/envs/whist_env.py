@@ -159,7 +159,7 @@ class WhistEnv(AECEnv):
                 it and the allowed ones), or gives a broken deal. Nothing is changed then: an env
                 never reset stays so, a running episode goes on.
         """
-        if seed is not None and (isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)) or seed < 0):
+        if seed is not None and (isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0):  # np.bool_ is no np.integer
             raise ValueError(f"seed must be None or an int >= 0, got {seed!r}")
         if options is not None and not isinstance(options, Mapping):
             raise ValueError(f"reset options must be a mapping such as {{'hands': ..., 'dealer': ...}}, got {type(options).__name__}")

@@ -79,6 +79,13 @@ class BidMeaning(NamedTuple):
     mode: str | None = None
 
 
+def label_number(text: str) -> int | None:
+    """The number a part of an action label spells in ASCII decimal digits (``"3"`` is 3, as in
+    ``"bid:3"``), or ``None`` for any other text: a space, a sign, a non-ASCII digit (``"²"``, the
+    Arabic-Indic ``"٣"``) or none, which ``int()`` would take or fail on without naming the label."""
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
 class TrickTakingGame:
     """Base class of a variant's rules.
 

@@ -27,7 +27,7 @@ from whist_env.engine.cards import (
 )
 from whist_env.engine.dealing import deal_round_robin, shuffled_deck
 from whist_env.engine.tricks import NO_SUIT, TrickContext, trick_winner_or_leader
-from whist_env.rules.base import GAME_OVER, PLAY, BidMeaning, FixedDeal, StepOutcome, TrickTakingGame
+from whist_env.rules.base import GAME_OVER, PLAY, BidMeaning, FixedDeal, StepOutcome, TrickTakingGame, label_number
 from whist_env.rules.options import CommonOptions, int_at_least, is_bool, one_of, option, seat_or_none
 
 AUCTION, DISCARD, DECLARE = "auction", "discard", "declare"
@@ -409,8 +409,9 @@ class BidWhist(TrickTakingGame):
             return PASS
         if text.startswith("bid:"):
             parts = text.split(":")
-            if len(parts) == 3 and parts[1].isascii() and parts[1].isdigit() and 1 <= int(parts[1]) <= MAX_LEVEL and parts[2] in MODES:
-                return bid_action(int(parts[1]), parts[2])
+            level = label_number(parts[1]) if len(parts) == 3 else None
+            if level is not None and 1 <= level <= MAX_LEVEL and parts[2] in MODES:
+                return bid_action(level, parts[2])
             raise ValueError(f"unknown bid {label!r}; bids are 'bid:L:mode' with L 1..7 and mode in {list(MODES)}")
         for i, d in enumerate(DECLARATIONS):
             if text == d.lower():

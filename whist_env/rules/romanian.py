@@ -14,7 +14,7 @@ import numpy as np
 from whist_env.engine.cards import NUM_RANKS, card_from_str, card_to_str, mask_of, suit_of
 from whist_env.engine.dealing import deal_round_robin, shuffled_deck
 from whist_env.engine.tricks import natural_context
-from whist_env.rules.base import GAME_OVER, PLAY, BidMeaning, FixedDeal, StepOutcome, TrickTakingGame
+from whist_env.rules.base import GAME_OVER, PLAY, BidMeaning, FixedDeal, StepOutcome, TrickTakingGame, label_number
 from whist_env.rules.options import CommonOptions, int_at_least, is_bool, one_of, option
 
 BID = "bid"
@@ -294,9 +294,8 @@ class RomanianWhist(TrickTakingGame):
 
     def action_id(self, label: str) -> int:
         if isinstance(label, str) and label.lower().startswith("bid:"):
-            text = label[4:]
-            bid = int(text) if text.isascii() and text.isdigit() else -1  # not ' 3', '+3' or a non-ASCII digit
-            if not 0 <= bid <= MAX_BID:
+            bid = label_number(label[4:])
+            if bid is None or not 0 <= bid <= MAX_BID:
                 raise ValueError(f"unknown bid label {label!r}; bids are 'bid:0' … 'bid:{MAX_BID}'")
             return BID_BASE + bid
         return super().action_id(label)

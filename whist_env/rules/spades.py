@@ -14,7 +14,7 @@ import numpy as np
 from whist_env.engine.cards import FULL_DECK_52, SPADES, SUIT_MASKS
 from whist_env.engine.dealing import deal_round_robin, shuffled_deck
 from whist_env.engine.tricks import led_suit, natural_context
-from whist_env.rules.base import GAME_OVER, PLAY, BidMeaning, FixedDeal, StepOutcome, TrickTakingGame
+from whist_env.rules.base import GAME_OVER, PLAY, BidMeaning, FixedDeal, StepOutcome, TrickTakingGame, label_number
 from whist_env.rules.options import CommonOptions, int_at_least, is_bool, one_of, option, seat_or_none
 from whist_env.rules.scoring import target_winner
 
@@ -286,8 +286,8 @@ class Spades(TrickTakingGame):
             text = label[4:].lower()
             if text == "blind_nil" and self.options.blind_nil:
                 return BLIND_NIL
-            bid = NIL if text in ("nil", "0") else int(text) if text.isascii() and text.isdigit() else -1
-            if not 1 <= bid <= MAX_BID and bid != NIL:
+            bid = NIL if text in ("nil", "0") else label_number(text)
+            if bid is None or not (1 <= bid <= MAX_BID or bid == NIL):
                 blind = ", 'bid:blind_nil'" if self.options.blind_nil else ""
                 raise ValueError(f"unknown bid label {label!r}; bids are 'bid:nil', 'bid:1' … 'bid:{MAX_BID}'{blind}")
             return BID_BASE + bid
