@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import whist_env
 from agents.search.solving import card_values
 from whist_env.engine.cards import card_from_str, card_to_str, cards_of
 from whist_env.engine.compiled_double_dummy import CompiledDoubleDummySolver
+from whist_env.engine.dd_context import _low_bit, _popcount
 from whist_env.engine.double_dummy import DoubleDummySolver
 from whist_env.engine.tricks import natural_context
 
@@ -331,3 +334,11 @@ def test_search_values_cards_the_same_with_or_without_endplay(monkeypatch):
     monkeypatch.setattr(solving, "dds_card_values", no_dds)
     monkeypatch.setattr(solving, "_dds_solve_board", no_dds)
     assert solving.card_values(g) == solver_of(g, CompiledDoubleDummySolver).card_values(g.hands, g.leader, g.trick)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(min_value=1, max_value=(1 << 63) - 1))
+def test_the_kernels_bit_helpers_count_and_find_bits_as_python_does(mask):
+    """The kernels' popcount and lowest set bit (LLVM's ctpop and cttz) on any int64 bitmask."""
+    assert _popcount(mask) == mask.bit_count()
+    assert _low_bit(mask) == (mask & -mask).bit_length() - 1

@@ -16,7 +16,9 @@ imports: :mod:`~whist_env.engine.dd_tricks`, :mod:`~whist_env.engine.dd_moves`,
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from llvmlite import ir
+from numba import njit, types
+from numba.extending import intrinsic
 
 MAX_SEATS = 6
 MAX_TRICKS = 20
@@ -49,7 +51,8 @@ CX_SIZE = CX_ORDLEN + GROUPS
  F_BEST_CARD, F_FIRST, F_REL, F_TREL) = range(20)
 F_PAT = 20  # GROUPS fields: the position's pattern (:func:`whist_env.engine.dd_table._pattern`)
 F_LEN = F_PAT + GROUPS  # 3 fields: its lengths
-FRAME = F_LEN + 3
+F_LOW = F_LEN + 3  # 4 fields: per suit, the power below which its cards are not searched (-1: all are)
+FRAME = F_LOW + 4
 
 # the workspace's counters (``counters``, int64[COUNTERS]): the transposition table's generation (new
 # for each solver call), its entries in use, the positions searched by the call
@@ -59,23 +62,34 @@ C_NODES = 2
 COUNTERS = 3
 
 
+@intrinsic
+def _ctpop(typingctx, x):
+    """LLVM's ``ctpop`` of an int64: its set bits, one machine instruction where the CPU has it."""
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.ctpop", [ir.IntType(64)])
+        return builder.call(fn, [args[0]])
+    return types.int64(types.int64), codegen
+
+
+@intrinsic
+def _cttz(typingctx, x):
+    """LLVM's ``cttz`` of an int64: its trailing zero bits (64 for 0)."""
+    def codegen(context, builder, signature, args):
+        fn = builder.module.declare_intrinsic("llvm.cttz", [ir.IntType(64), ir.IntType(1)])
+        return builder.call(fn, [args[0], ir.Constant(ir.IntType(1), 0)])
+    return types.int64(types.int64), codegen
+
+
 @njit(cache=True, inline="always")
 def _popcount(x):
     """Number of cards in the bitmask ``x``."""
-    count = 0
-    while x:
-        x &= x - 1
-        count += 1
-    return count
+    return _ctpop(np.int64(x))
 
 
 @njit(cache=True, inline="always")
 def _low_bit(x):
     """Index of the lowest set bit of ``x`` (> 0): the lowest card id of a bitmask."""
-    i = 0
-    while not (x >> i) & 1:
-        i += 1
-    return i
+    return _cttz(np.int64(x))
 
 
 @njit(cache=True)

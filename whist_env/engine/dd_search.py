@@ -34,8 +34,12 @@ from whist_env.engine.dd_context import (
     C_TAG,
     C_USED,
     COUNTERS,
+    CX_EFF,
     CX_N,
+    CX_POW,
     CX_SIDE,
+    CX_SUIT,
+    CX_SUPER,
     F_ALPHA,
     F_ALPHA0,
     F_BEST,
@@ -48,6 +52,7 @@ from whist_env.engine.dd_context import (
     F_FIRST,
     F_HAND,
     F_K,
+    F_LOW,
     F_M,
     F_MAX,
     F_REL,
@@ -76,7 +81,7 @@ class Workspace(NamedTuple):
 
     moves: np.ndarray  #: int64[MAX_PLIES * ROW]: one row of ordered moves per ply (:mod:`~whist_env.engine.dd_moves`)
     frames: np.ndarray  #: int64[MAX_PLIES + 1, FRAME]: the search's explicit stack, a frame per ply
-    hist: np.ndarray  #: int64[MAX_SEATS * 64]: the history heuristic: cut-offs by seat and card
+    hist: np.ndarray  #: int64[MAX_SEATS * 64 + MAX_TRICKS]: the history heuristic (cut-offs by seat and card), then per trick the lead that last cut off there (card + 1, 0 none: DDS's ``bestMove``, the killer move)
     tt_b: np.ndarray  #: int64[2 ** table_bits, BUCKET]: the transposition table's rows (:mod:`~whist_env.engine.dd_table`)
     tt_e: np.ndarray  #: int64[2 ** entry_bits, ENTRY]: its entries
     counters: np.ndarray  #: int64[COUNTERS]: the table's generation and entries in use, the positions searched
@@ -84,10 +89,10 @@ class Workspace(NamedTuple):
 
 def workspace(table_bits: int, entry_bits: int) -> Workspace:
     """A new :class:`Workspace` with a table of ``2 ** table_bits`` rows and ``2 ** entry_bits``
-    entries (8 * 5 and 8 * ENTRY bytes each; pages the search never touches are never
+    entries (8 * BUCKET and 8 * ENTRY bytes each; pages the search never touches are never
     allocated)."""
     return Workspace(moves=np.zeros(MAX_PLIES * ROW, dtype=np.int64), frames=np.zeros((MAX_PLIES + 1, FRAME), dtype=np.int64),
-                     hist=np.zeros(MAX_SEATS * 64, dtype=np.int64), tt_b=np.zeros((1 << table_bits, BUCKET), dtype=np.int64),
+                     hist=np.zeros(MAX_SEATS * 64 + MAX_TRICKS, dtype=np.int64), tt_b=np.zeros((1 << table_bits, BUCKET), dtype=np.int64),
                      tt_e=np.zeros((1 << entry_bits, ENTRY), dtype=np.int64), counters=np.zeros(COUNTERS, dtype=np.int64))
 
 
@@ -116,6 +121,27 @@ def _take(frames, p, value, relevant):
             frames[p, F_BEST_CARD] = frames[p, F_CARD]
             if value < frames[p, F_BETA]:
                 frames[p, F_BETA] = value
+
+
+@njit(cache=True, inline="always")
+def _note_low(cx, frames, p, relevant):
+    """DDS's lowest winning rank (``Moves::MakeNext``): after the move just searched at frame ``p``,
+    a card of suit ``s`` below the weakest card of ``s`` its value rests on (``relevant``), the
+    suit's cards below that weakest card are not searched at this ply: each has the same value (the
+    cards the value rests on and every seat's suit lengths are the same after it)."""
+    card = frames[p, F_CARD]
+    g = cx[CX_EFF + card]
+    if g < 0 or (cx[CX_SUPER] >> card) & 1 or frames[p, F_LOW + g] >= 0:
+        return
+    low = np.int64(1) << 40
+    rest = relevant & cx[CX_SUIT + g] & ~cx[CX_SUPER]
+    while rest:
+        c = _low_bit(rest)
+        rest &= rest - 1
+        if cx[CX_POW + c] < low:
+            low = cx[CX_POW + c]
+    if cx[CX_POW + card] < low:
+        frames[p, F_LOW + g] = low
 
 
 @njit(cache=True, inline="always")
@@ -163,22 +189,28 @@ def _bound_relevant(cx, hands, n, relevant, depths):
 @njit(cache=True, inline="always")
 def _trick_boundary(cx, hands, leader, left, side, misere, frames, p, tt_b, tt_e, tag):
     """The bounds of the trick-boundary position of frame ``p`` (``left`` tricks left), from the
-    table (:func:`~whist_env.engine.dd_table._lookup`) and from the sure and quick tricks
-    (:func:`~whist_env.engine.dd_bounds._trick_bounds`): ``(decided, value, relevant)``. Where the
+    sure and quick tricks (:func:`~whist_env.engine.dd_bounds._trick_bounds`) and, where they do
+    not decide it, from the table (:func:`~whist_env.engine.dd_table._lookup`; a bound of sure
+    tricks rests on fewer cards than a stored pattern, so its value is stored more widely):
+    ``(decided, value, relevant)``. Where the
     bounds decide the position (its window lies outside them, or they meet), its value and the
     cards the deciding bounds rest on; else the frame's window narrowed to the bounds and its table
     row kept for the store."""
     n = cx[CX_N]
+    a = frames[p, F_ALPHA]
+    b = frames[p, F_BETA]
+    mine, mine_rel, theirs, theirs_rel = _trick_bounds(cx, hands, n, leader, side, misere)
+    if mine >= b:  # the sure tricks decide it before the table is read
+        return True, mine, mine_rel
+    if left - theirs <= a:
+        return True, left - theirs, theirs_rel
     bucket, lo, hi, lo_depths, hi_depths = _lookup(cx, hands, n, leader, left, frames, p, tt_b, tt_e, tag)
     lo_rel = np.int64(0)
     hi_rel = np.int64(0)
-    mine, mine_rel, theirs, theirs_rel = _trick_bounds(cx, hands, n, leader, side, misere)
     if mine > lo:
         lo, lo_depths, lo_rel = mine, np.int64(-1), mine_rel
     if left - theirs < hi:
         hi, hi_depths, hi_rel = left - theirs, np.int64(-1), theirs_rel
-    a = frames[p, F_ALPHA]
-    b = frames[p, F_BETA]
     if lo >= b or lo == hi or hi <= a:
         relevant = np.int64(0)
         value = hi
@@ -209,14 +241,19 @@ def _open_frame(frames, p, seat, hand, maximise, row, count):
     frames[p, F_M] = 0
     frames[p, F_SEAT] = seat
     frames[p, F_HAND] = hand
+    for g in range(4):
+        frames[p, F_LOW + g] = -1
 
 
 @njit(cache=True, inline="always")
 def _credit_cutoff(frames, hist, p):
     """The history heuristic: the card frame ``p`` was cut off by gains the square of the tricks
-    left, for its seat (``hist``, int64[MAX_SEATS * 64])."""
+    left, for its seat (``hist[:MAX_SEATS * 64]``); a lead that cut off becomes its trick's killer
+    move (``hist[MAX_SEATS * 64 + t]``, :func:`~whist_env.engine.dd_moves._lead_weights`)."""
     left = _popcount(frames[p, F_HAND]) + (1 if frames[p, F_K] else 0)
     hist[frames[p, F_SEAT] * 64 + frames[p, F_BEST_CARD]] += left * left
+    if frames[p, F_K] == 0:
+        hist[MAX_SEATS * 64 + frames[p, F_T]] = frames[p, F_BEST_CARD] + 1
 
 
 @njit(cache=True, inline="always")
@@ -245,6 +282,9 @@ def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, ws, on
     stores its bounds, and its value returns to the frame below. Partition search (Ginsberg 2001;
     DDS's winning ranks): each value comes back with the bitmask of the cards whose ranks it rests
     on: the winning card of every trick it won by rank, the cards of the bounds it was cut off by.
+    Where a card's value rests on no card of its suit at or below it, the suit's cards below the
+    weakest card it rests on are not searched at that ply (:func:`_note_low`, DDS's lowest winning
+    rank: one small card per suit).
     A trick boundary stores its bounds under the pattern of those cards
     (:func:`~whist_env.engine.dd_table._store`), which every position of the same suit lengths and
     leader, with the same holders of the pattern's cards, shares.
@@ -295,6 +335,9 @@ def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, ws, on
                 frames[p, F_M] += 1
                 if p == 0 and not (only >> card) & 1:
                     continue
+                g = cx[CX_EFF + card]
+                if g >= 0 and frames[p, F_LOW + g] >= 0 and cx[CX_POW + card] < frames[p, F_LOW + g] and not (cx[CX_SUPER] >> card) & 1:
+                    continue
                 hands[seat] = hand & ~(1 << card)
                 frames[p, F_CARD] = card
                 tcard[base + k] = card
@@ -308,6 +351,7 @@ def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, ws, on
                 if hands[winner] == 0:  # the hand's last trick: valued here, without a frame
                     hands[seat] = hand
                     _take(frames, p, won, trick_rel)
+                    _note_low(cx, frames, p, trick_rel)
                     continue
                 leaders[t + 1] = winner
                 frames[p, F_WON] = won
@@ -334,6 +378,7 @@ def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, ws, on
         entering = False
         hands[frames[p, F_SEAT]] = frames[p, F_HAND]
         _take(frames, p, result + frames[p, F_WON], relevant | frames[p, F_TREL])
+        _note_low(cx, frames, p, relevant | frames[p, F_TREL])
 
 
 @njit(cache=True)

@@ -5,12 +5,16 @@ under the pattern of the cards it rests on, so that one entry serves every posit
 * ``tt_b`` (int64[rows, BUCKET], rows a power of two): one row ("bucket") per shape of position: each
   seat's length in each ranking group and the leader (columns ``B_LEN..B_LEN + 2``: the lengths,
   as :func:`_pattern` packs them; ``B_OWNER``: ``tag * 8 + leader + 1``; ``B_FIRST``: its first
-  entry, -1 none). Open addressing, ``PROBES`` rows at most from the hashed one.
+  entry, -1 none; ``B_COUNT``: its entries, LIST_CAP at most). Open addressing, ``PROBES`` rows at
+  most from the hashed one.
 * ``tt_e`` (int64[entries, ENTRY], ``counters[C_USED]`` of them in use): each bucket's entries, a
   linked list (``E_NEXT``): a pattern (columns ``0..GROUPS - 1``: the holders of the top cards of
   each group down to the weakest card the value rests on, 3 bits a card), how deep it reaches
   (``E_DEPTHS``), and ``E_INFO`` = ``lo | hi << 8 | (best lead + 1) << 16``. A position reads the
-  bounds of every entry whose pattern it matches.
+  bounds of the entries whose pattern it matches, from the first until they decide its search window;
+  the entry that decided moves to the front of its list. A store into a full list replaces its last
+  entry, the one read least lately, so a list stays short enough to read at every trick boundary
+  (uncapped, a no-trump deal of DDS's list100 read 384 entries a store on average).
 
 The generation ``tag`` is new for each solver call, so a call never reads another call's rows and
 the table needs no clearing between calls. A position's pattern and lengths lie in its search
@@ -22,7 +26,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from whist_env.engine.dd_context import C_USED, CX_ORDER, CX_ORDLEN, F_FIRST, F_LEN, F_PAT, GROUPS, SUIT_WIDTH
+from whist_env.engine.dd_context import C_USED, CX_ORDER, CX_ORDLEN, F_ALPHA, F_BETA, F_FIRST, F_LEN, F_PAT, GROUPS, SUIT_WIDTH
 
 PATTERN_CARDS = 20  # cards of a group a stored pattern reaches at most (3 bits of holder each)
 PROBES = 16  # table rows probed for a position's before it goes unstored
@@ -30,7 +34,9 @@ PROBES = 16  # table rows probed for a position's before it goes unstored
 B_LEN = 0
 B_OWNER = 3
 B_FIRST = 4
-BUCKET = 5
+B_COUNT = 5
+BUCKET = 6
+LIST_CAP = 256  # entries of one bucket at most (DDS's TransTableL caps its blocks likewise)
 # columns of a table entry: the pattern (GROUPS), its depths, lo | hi << 8 | (move + 1) << 16, the next entry
 E_DEPTHS = GROUPS
 E_INFO = GROUPS + 1
@@ -135,6 +141,7 @@ def _bucket(tt_b, frames, p, leader, tag):
             tt_b[i, B_LEN + 2] = l2
             tt_b[i, B_OWNER] = owner
             tt_b[i, B_FIRST] = -1
+            tt_b[i, B_COUNT] = 0
             return i
         i = (i + 1) & (size - 1)
     return -1
@@ -153,16 +160,18 @@ def _matches(tt_e, e, frames, p):
 
 
 @njit(cache=True)
-def _probe(tt_b, tt_e, bucket, frames, p, left):
-    """Bounds of the position from every stored pattern it matches: ``(lo, hi, lo_depths,
-    hi_depths, move)``, the depths of the patterns that gave the bounds (-1: none: the trivial
-    0 and ``left``) and a stored best card (-1 none)."""
+def _probe(tt_b, tt_e, bucket, frames, p, left, alpha, beta):
+    """Bounds of the position from the stored patterns it matches, read until they decide the
+    window (``alpha``, ``beta``) or meet: ``(lo, hi, lo_depths, hi_depths, move)``, the depths of
+    the patterns that gave the bounds (-1: none: the trivial 0 and ``left``) and a stored best
+    card (-1 none)."""
     lo = 0
     hi = left
     lo_depths = np.int64(-1)
     hi_depths = np.int64(-1)
     move = -1
     e = tt_b[bucket, B_FIRST]
+    prev = np.int64(-1)
     while e >= 0:
         if _matches(tt_e, e, frames, p):
             info = tt_e[e, E_INFO]
@@ -176,6 +185,13 @@ def _probe(tt_b, tt_e, bucket, frames, p, left):
                 hi_depths = tt_e[e, E_DEPTHS]
             if move < 0:
                 move = (info >> 16) - 1
+            if lo >= beta or hi <= alpha or lo == hi:  # decided: no later entry can change the search
+                if prev >= 0:  # the deciding entry moves to the front, where the next probe reads it first
+                    tt_e[prev, E_NEXT] = tt_e[e, E_NEXT]
+                    tt_e[e, E_NEXT] = tt_b[bucket, B_FIRST]
+                    tt_b[bucket, B_FIRST] = e
+                break
+        prev = e
         e = tt_e[e, E_NEXT]
     return lo, hi, lo_depths, hi_depths, move
 
@@ -187,11 +203,13 @@ def _store(cx, hands, n, tt_b, tt_e, counters, bucket, frames, p, relevant, lo, 
     bitmask: every position with the same lengths, leader and holders of those cards and the ones
     above them has the same bounds: partition search), tightening an entry of the same pattern
     (DDS's table store). ``counters[C_USED]`` counts the entries of ``tt_e`` in use; a full pool
-    stores no more. A pattern reaching below PATTERN_CARDS cards of a group is not stored."""
+    stores no more; a full list (LIST_CAP entries) gives up its last entry for the new one. A pattern reaching below PATTERN_CARDS cards of a group is not stored."""
     depths = _depths(cx, hands, n, relevant)
     if depths < 0:
         return
     e = tt_b[bucket, B_FIRST]
+    prev = np.int64(-1)  # the entry before e
+    last_prev = np.int64(-1)  # the entry before the list's last
     while e >= 0:
         if tt_e[e, E_DEPTHS] == depths and _matches(tt_e, e, frames, p):
             info = tt_e[e, E_INFO]
@@ -199,11 +217,22 @@ def _store(cx, hands, n, tt_b, tt_e, counters, bucket, frames, p, relevant, lo, 
             hi = min(hi, (info >> 8) & 255)
             tt_e[e, E_INFO] = lo | (hi << 8) | ((move + 1) << 16)
             return
+        if tt_e[e, E_NEXT] < 0:
+            last_prev = prev
+        prev = e
         e = tt_e[e, E_NEXT]
-    e = counters[C_USED]
-    if e >= tt_e.shape[0]:
-        return  # the pool is full: this generation stores no more
-    counters[C_USED] = e + 1
+    if tt_b[bucket, B_COUNT] >= LIST_CAP:  # a full list: its last entry (the one read least lately) is replaced
+        e = prev
+        if last_prev >= 0:
+            tt_e[last_prev, E_NEXT] = -1
+        else:
+            tt_b[bucket, B_FIRST] = -1
+    else:
+        e = counters[C_USED]
+        if e >= tt_e.shape[0]:
+            return  # the pool is full: this generation stores no more
+        counters[C_USED] = e + 1
+        tt_b[bucket, B_COUNT] += 1
     for g in range(GROUPS):
         tt_e[e, g] = frames[p, F_PAT + g] & _pattern_mask((depths >> (5 * g)) & 31)
     tt_e[e, E_DEPTHS] = depths
@@ -226,7 +255,7 @@ def _lookup(cx, hands, n, leader, left, frames, p, tt_b, tt_e, tag):
     lo_depths = np.int64(-1)
     hi_depths = np.int64(-1)
     if bucket >= 0:
-        lo, hi, lo_depths, hi_depths, first = _probe(tt_b, tt_e, bucket, frames, p, left)
+        lo, hi, lo_depths, hi_depths, first = _probe(tt_b, tt_e, bucket, frames, p, left, frames[p, F_ALPHA], frames[p, F_BETA])
         if first >= 0 and (hands[leader] >> first) & 1:
             frames[p, F_FIRST] = first
     return bucket, lo, hi, lo_depths, hi_depths
