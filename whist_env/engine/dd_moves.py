@@ -36,14 +36,15 @@ from whist_env.engine.dd_tricks import _led, _legal, _winning_position
 
 
 @njit(cache=True)
-def _moves(cx, hands, tcard, leaders, t, k, side, moves, row, first, hist):
+def _moves(cx, hands, tcard, leaders, t, k, side, misere, moves, row, first, hist):
     """Writes the moves of the seat at position ``k`` of trick ``t`` (one per class of equivalent
     legal cards), best first, at ``moves[row:]``; returns their count.
 
     Args:
         cx: the context array; hands: int64[MAX_SEATS], each seat's cards (bitmasks).
         tcard: int64[MAX_TRICKS * MAX_SEATS], the cards of the tricks; leaders: int64[MAX_TRICKS].
-        side: the counted side; first: the table's best lead (a card, -1 none).
+        side: the counted side; misere: it minimises its tricks (every seat then plays to lose
+            tricks: :func:`_order_misere`); first: the table's best lead (a card, -1 none).
         moves: int64[MAX_PLIES * ROW], written from ``row``.
         hist: int64[MAX_SEATS * 64 + MAX_TRICKS], the history of moves that cut off, by seat and
             card, then each trick's killer lead (:class:`~whist_env.engine.dd_search.Workspace`).
@@ -59,7 +60,9 @@ def _moves(cx, hands, tcard, leaders, t, k, side, moves, row, first, hist):
     for i in range(k):
         live |= 1 << tcard[base + i]
     count = _move_classes(cx, legal, live, moves, row)
-    if k == 0:
+    if misere:
+        _order_misere(cx, tcard, base, k, seat, t, moves, row, count, first, hist)
+    elif k == 0:
         _lead_weights(cx, hands, n, seat, side, t, _popcount(hands[seat]), moves, row, count, first, hist)
     else:
         _order_follow(cx, hands, n, tcard, base, k, leader, (cx[CX_SIDE + seat] == side), side, moves, row, count)
@@ -385,6 +388,32 @@ def _order_follow(cx, hands, n, tcard, base, k, leader, mine, side, moves, row, 
             moves[scores + m] = 2000 - power
         else:
             moves[scores + m] = 1000 - power
+
+
+@njit(cache=True, inline="always")
+def _order_misere(cx, tcard, base, k, seat, t, moves, row, count, first, hist):
+    """Ordering scores of the ``count`` moves of the seat at position ``k`` of the trick at
+    ``tcard[base:]`` when the counted side minimises its tricks (misère, two sides: every seat then
+    wants to lose tricks): a lead of the table's best lead or the trick's killer lead first, then low
+    leads; a follow of the strongest card that does not take the trick, else the weakest card; the
+    history of cut-offs breaks ties."""
+    scores = row + 2 * MOVE_WIDTH
+    killer = hist[MAX_SEATS * 64 + t] - 1
+    for m in range(count):
+        c = moves[row + 2 * m]
+        cls = moves[row + 2 * m + 1]
+        power = cx[CX_POW + c]
+        if k == 0:
+            w = -power
+            if (first >= 0 and (cls >> first) & 1) or (killer >= 0 and (cls >> killer) & 1):
+                w += 1000
+        else:
+            tcard[base + k] = c
+            if _winning_position(cx, tcard, base, k + 1) == k:
+                w = -1000 - power
+            else:
+                w = power
+        moves[scores + m] = (np.int64(w) << 40) + hist[seat * 64 + c]
 
 
 @njit(cache=True, inline="always")

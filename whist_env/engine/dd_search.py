@@ -320,7 +320,7 @@ def _search(cx, hands, tcard, leaders, t0, k0, side, misere, alpha, beta, ws, on
             if not decided:
                 seat = (leader + k) % n
                 row = (t * MAX_SEATS + k) * ROW
-                count = _moves(cx, hands, tcard, leaders, t, k, side, moves, row, frames[p, F_FIRST], hist)
+                count = _moves(cx, hands, tcard, leaders, t, k, side, misere, moves, row, frames[p, F_FIRST], hist)
                 _open_frame(frames, p, seat, hands[seat], (cx[CX_SIDE + seat] == side) != misere, row, count)
         if not decided:  # play frame p's next move, pushing the position after it, or close the frame
             t = frames[p, F_T]
@@ -444,7 +444,7 @@ def card_values(cx, hands, trick, leader, misere, ws, out):
     tcard, leaders, k, seat, total = _root(cx, hands, trick, leader)
     side = cx[CX_SIDE + seat]
     row = k * ROW
-    count = _moves(cx, hands, tcard, leaders, 0, k, side, ws.moves, row, -1, ws.hist)
+    count = _moves(cx, hands, tcard, leaders, 0, k, side, misere, ws.moves, row, -1, ws.hist)
     reps = ws.moves[row:row + 2 * count].copy()
     for i in range(64):
         out[i] = -1
