@@ -21,9 +21,11 @@ Search: fail-soft alpha-beta over single card plays, driven by zero-window tests
 holds lower and upper bounds at trick boundaries under the pattern of the cards they rest on
 (partition search, Ginsberg 2001; the winning ranks of DDS, Haglund and Hein), and the best lead
 found there; quick tricks (the leader's, or a partner's after a crossing) and sure trump tricks
-bound a trick boundary before it is searched; equivalent cards are searched once; a lead tries the
-table's best lead first, then high cards; a follow tries the lowest card that takes the trick, else
-the lowest card. The value of a position is the tricks the counted side takes from the current
+bound a trick boundary before the table is read; equivalent cards are searched once, and below a
+suit's lowest winning rank one small card per suit; moves are ordered by DDS's weights for any
+number of seats (:mod:`~whist_env.engine.dd_moves`: leads by the suit's holders and who wins it, the
+killer lead and the table's best lead raised; follows cheapest safe winner first; in misère,
+losing cards first). The value of a position is the tricks the counted side takes from the current
 trick on (the paranoid reduction for more than two sides).
 
 The kernels compile on first use and are cached on disk beside the modules (numba's

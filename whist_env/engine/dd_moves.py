@@ -140,7 +140,8 @@ def _lead_weights(cx, hands, n, leader, side, t, left, moves, row, count, first,
     one last): suits where the opponents hold few cards first; then by who holds the suit's best
     cards, whether a card of the leader's side wins the trick, ruffs by either side; the killer
     move (the lead that last cut off at this trick) and the table's best lead (``first``) raised;
-    the history of cut-offs (``hist``) breaks ties."""
+    the history of cut-offs (``hist``) breaks ties. A super or suitless card is weighed by its power
+    alone, raised as the killer move only."""
     scores = row + 2 * MOVE_WIDTH
     mine = cx[CX_SIDE + leader] == side
     lho = (leader + 1) % n
@@ -363,10 +364,10 @@ def _order_follow(cx, hands, n, tcard, base, k, leader, mine, side, moves, row, 
     """Ordering scores of the ``count`` moves of the seat at position ``k`` > 0 of the trick at
     ``tcard[base:]`` led by ``leader`` (``mine``: the seat is of the counted ``side``; DDS's
     ``WeightAlloc*1/2/3``, for any number of seats; a friend is a seat of the same side, the counted
-    side's opponents counting as one): when a friend holds the trick against every later opponent,
-    the lowest card; else the lowest card that wins the trick against every later opponent, then the
-    lowest card that holds it for now, then the lowest of the rest; a discard from a longer suit
-    before one from a shorter."""
+    side's opponents counting as one): a card of the led suit or a trump: when a friend holds the
+    trick against every later opponent, the lowest; else the lowest that wins the trick against every
+    later opponent, then the lowest that holds it for now, then the lowest of the rest; a discard
+    after every such card, from a longer suit before a shorter, low before high."""
     scores = row + 2 * MOVE_WIDTH  # the moves' ordering scores
     win = _winning_position(cx, tcard, base, k)
     friend_winning = (cx[CX_SIDE + (leader + win) % n] == side) == mine

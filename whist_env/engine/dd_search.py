@@ -128,7 +128,8 @@ def _note_low(cx, frames, p, relevant):
     """DDS's lowest winning rank (``Moves::MakeNext``): after the move just searched at frame ``p``,
     a card of suit ``s`` below the weakest card of ``s`` its value rests on (``relevant``), the
     suit's cards below that weakest card are not searched at this ply: each has the same value (the
-    cards the value rests on and every seat's suit lengths are the same after it)."""
+    cards the value rests on and every seat's suit lengths are the same after it). A value that rests
+    on no card of ``s`` skips every later card of ``s``."""
     card = frames[p, F_CARD]
     g = cx[CX_EFF + card]
     if g < 0 or (cx[CX_SUPER] >> card) & 1 or frames[p, F_LOW + g] >= 0:

@@ -13,7 +13,7 @@ under the pattern of the cards it rests on, so that one entry serves every posit
   (``E_DEPTHS``), and ``E_INFO`` = ``lo | hi << 8 | (best lead + 1) << 16``. A position reads the
   bounds of the entries whose pattern it matches, from the first until they decide its search window;
   the entry that decided moves to the front of its list. A store into a full list replaces its last
-  entry, the one read least lately, so a list stays short enough to read at every trick boundary
+  entry (entries that decide a probe move to the front, so the last is one that has not lately), so a list stays short enough to read at every trick boundary
   (uncapped, a no-trump deal of DDS's list100 read 384 entries a store on average).
 
 The generation ``tag`` is new for each solver call, so a call never reads another call's rows and
