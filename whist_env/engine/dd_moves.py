@@ -113,23 +113,22 @@ def _move_classes(cx, legal, live, moves, row):
 @njit(cache=True)
 def _suit_tops(cx, hands, n, suit):
     """The seats holding the three strongest live cards of effective ``suit`` (-1 where the suit has
-    fewer), and the strongest card (-1 none)."""
-    holders = np.full(3, -1, dtype=np.int64)
-    top = -1
-    j = 0
+    fewer), and its strongest and second strongest live cards (-1 none)."""
+    h0 = h1 = h2 = -1
+    top = second = -1
     for i in range(cx[CX_ORDLEN + suit]):
         c = cx[CX_ORDER + suit * SUIT_WIDTH + i]
         bit = np.int64(1) << c
         for s in range(n):
             if hands[s] & bit:
-                if j == 0:
-                    top = c
-                holders[j] = s
-                j += 1
+                if h0 < 0:
+                    h0, top = s, c
+                elif h1 < 0:
+                    h1, second = s, c
+                else:
+                    return h0, h1, s, top, second
                 break
-        if j == 3:
-            break
-    return holders[0], holders[1], holders[2], top
+    return h0, h1, h2, top, second
 
 
 @njit(cache=True)
@@ -171,7 +170,7 @@ def _lead_weights(cx, hands, n, leader, side, t, left, moves, row, count, first,
             moves[scores + m] = (w << 40) + (cx[CX_POW + c] << 20) + hist[leader * 64 + c]
             continue
         mask = cx[CX_SUIT + suit] & ~supers
-        w_best, s_best, s_third, top = _suit_tops(cx, hands, n, suit)
+        w_best, s_best, s_third, top, second_card = _suit_tops(cx, hands, n, suit)
         r_rank = _popcount(live & mask & ~_above(cx, live & mask, cx[CX_POW + c] - 1))  # live cards of the suit below c
         len_l = _popcount(hands[lho] & mask)
         len_r = _popcount(hands[rho] & mask)
@@ -209,7 +208,7 @@ def _lead_weights(cx, hands, n, leader, side, t, left, moves, row, count, first,
         is_top = c == top
         second = False
         if s_best == leader:  # the leader holds the suit's second card: is it this class's?
-            second = (cls >> _second_card(cx, live, suit)) & 1 != 0
+            second = (cls >> second_card) & 1 != 0
         sequence = (cls & (cls - 1)) != 0
         if ruffs:
             delta = -((opp_count << 5) // 13)
@@ -308,19 +307,6 @@ def _lead_weights(cx, hands, n, leader, side, t, left, moves, row, count, first,
                     w = delta + 29 - r_rank
                 w += 47 * bonus_killer + (19 * bonus_tt if not bonus_killer else 0)
         moves[scores + m] = (np.int64(w) << 40) + hist[leader * 64 + c]
-
-
-@njit(cache=True, inline="always")
-def _second_card(cx, live, suit):
-    """The second strongest live card of effective ``suit`` (-1 none)."""
-    j = 0
-    for i in range(cx[CX_ORDLEN + suit]):
-        c = cx[CX_ORDER + suit * SUIT_WIDTH + i]
-        if (live >> c) & 1:
-            j += 1
-            if j == 2:
-                return c
-    return -1
 
 
 @njit(cache=True)
